@@ -1,0 +1,256 @@
+//! A character channel for typed or OCR'd cell text: how likely a reader (or a hurried player)
+//! turns one intended written form into the text we have, as a weighted edit distance.
+
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
+
+/// Costs in nats (negative natural-log likelihoods) of the edits between what was meant and
+/// what was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChannelCosts {
+    /// Two unrelated characters.
+    pub substitution: f32,
+    /// Two characters that look alike in handwriting (`b`/`6`, `N`/`H`, …).
+    pub look_alike: f32,
+    /// Latin and Cyrillic letters drawn the same (`C`/`С`, `K`/`К`, `p`/`р`).
+    pub homoglyph: f32,
+    /// Upper for lower case or the reverse.
+    pub case: f32,
+    /// A character missing from, or added to, what was read.
+    pub insert_delete: f32,
+    /// Punctuation (`x + # - : = . ( ) /`) missing or added: players drop and add these freely.
+    pub punctuation_insert_delete: f32,
+}
+
+impl Default for ChannelCosts {
+    fn default() -> ChannelCosts {
+        ChannelCosts {
+            substitution: 4.5,
+            look_alike: 1.6,
+            homoglyph: 0.2,
+            case: 1.4,
+            insert_delete: 3.8,
+            punctuation_insert_delete: 1.6,
+        }
+    }
+}
+
+/// Groups of characters that handwriting and OCR confuse with each other.
+const LOOK_ALIKES: &[&str] = &[
+    "b6", "g9q", "1lI|i7", "0OoQD", "B8R", "ec", "hb", "hn", "NHW", "ad", "ao", "S5s", "Z2z", "ft",
+    "x+×", "-–.", ":.;", "uv", "rn", "38", "56", "4a", "Kk", "ОоQ", "ДA", "ЛJ", "ФO",
+];
+
+/// Latin and Cyrillic (and Greek) letters that look identical.
+const HOMOGLYPHS: &[(char, char)] = &[
+    ('C', 'С'),
+    ('c', 'с'),
+    ('K', 'К'),
+    ('k', 'к'),
+    ('T', 'Т'),
+    ('p', 'р'),
+    ('P', 'Р'),
+    ('E', 'Е'),
+    ('e', 'е'),
+    ('O', 'О'),
+    ('o', 'о'),
+    ('A', 'А'),
+    ('a', 'а'),
+    ('B', 'В'),
+    ('H', 'Н'),
+    ('X', 'Х'),
+    ('x', 'х'),
+    ('M', 'М'),
+    ('P', 'Ρ'),
+    ('B', 'Β'),
+    ('A', 'Α'),
+    ('I', 'Ι'),
+    ('Z', 'Ζ'),
+];
+
+fn is_punctuation(c: char) -> bool {
+    matches!(
+        c,
+        'x' | '+' | '#' | '-' | ':' | '=' | '.' | '(' | ')' | '/' | '×'
+    )
+}
+
+/// The weighted edit distance between written forms and cell texts.
+#[derive(Debug, Clone)]
+pub struct Channel {
+    costs: ChannelCosts,
+    pairs: FxHashMap<(char, char), f32>,
+    /// Substitution costs between ASCII characters, the common case, without hashing.
+    ascii: Box<[[f32; 128]; 128]>,
+}
+
+impl Default for Channel {
+    fn default() -> Channel {
+        Channel::new(ChannelCosts::default())
+    }
+}
+
+impl Channel {
+    pub fn new(costs: ChannelCosts) -> Channel {
+        let mut pairs = FxHashMap::default();
+        for group in LOOK_ALIKES {
+            let chars: Vec<char> = group.chars().collect();
+            for &a in &chars {
+                for &b in &chars {
+                    if a != b {
+                        pairs.insert((a, b), costs.look_alike);
+                    }
+                }
+            }
+        }
+        for &(a, b) in HOMOGLYPHS {
+            pairs.insert((a, b), costs.homoglyph);
+            pairs.insert((b, a), costs.homoglyph);
+        }
+        let mut channel = Channel {
+            costs,
+            pairs,
+            ascii: Box::new([[0.0; 128]; 128]),
+        };
+        let mut ascii = Box::new([[0.0f32; 128]; 128]);
+        for (a, row) in ascii.iter_mut().enumerate() {
+            for (b, cost) in row.iter_mut().enumerate() {
+                *cost = channel.substitution_slow(a as u8 as char, b as u8 as char);
+            }
+        }
+        channel.ascii = ascii;
+        channel
+    }
+
+    /// The process-wide channel with default costs.
+    pub fn shared() -> &'static Channel {
+        static SHARED: OnceLock<Channel> = OnceLock::new();
+        SHARED.get_or_init(Channel::default)
+    }
+
+    /// Characters that handwriting confuses with `c` (look-alikes and homoglyphs).
+    pub fn look_alikes(&self, c: char) -> Vec<char> {
+        let mut out: Vec<char> = self
+            .pairs
+            .keys()
+            .filter(|(a, _)| *a == c)
+            .map(|(_, b)| *b)
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    pub fn costs(&self) -> &ChannelCosts {
+        &self.costs
+    }
+
+    /// Cost of reading `intended` as `read`.
+    #[inline]
+    pub fn substitution(&self, intended: char, read: char) -> f32 {
+        if intended.is_ascii() && read.is_ascii() {
+            return self.ascii[intended as usize][read as usize];
+        }
+        self.substitution_slow(intended, read)
+    }
+
+    fn substitution_slow(&self, intended: char, read: char) -> f32 {
+        if intended == read {
+            return 0.0;
+        }
+        if let Some(&cost) = self.pairs.get(&(intended, read)) {
+            return cost;
+        }
+        let folded = |c: char| c.to_lowercase().next().unwrap_or(c);
+        if folded(intended) == folded(read) {
+            return self.costs.case;
+        }
+        self.costs.substitution
+    }
+
+    #[inline]
+    fn indel(&self, c: char) -> f32 {
+        if is_punctuation(c) {
+            self.costs.punctuation_insert_delete
+        } else {
+            self.costs.insert_delete
+        }
+    }
+
+    /// The cheapest edit script from `intended` to `read`, in nats; stops early and returns a
+    /// value above `give_up_above` once no alignment can come in under it.
+    pub fn distance(&self, intended: &[char], read: &[char], give_up_above: f32) -> f32 {
+        const MAX: usize = 40;
+        let read = &read[..read.len().min(MAX)];
+        let intended = &intended[..intended.len().min(MAX)];
+        let mut prev = [0f32; MAX + 1];
+        let mut cur = [0f32; MAX + 1];
+        for j in 1..=read.len() {
+            prev[j] = prev[j - 1] + self.indel(read[j - 1]);
+        }
+        for i in 1..=intended.len() {
+            let a = intended[i - 1];
+            let delete_a = self.indel(a);
+            cur[0] = prev[0] + delete_a;
+            let mut row_min = cur[0];
+            for j in 1..=read.len() {
+                let b = read[j - 1];
+                let best = (prev[j - 1] + self.substitution(a, b))
+                    .min(prev[j] + delete_a)
+                    .min(cur[j - 1] + self.indel(b));
+                cur[j] = best;
+                row_min = row_min.min(best);
+            }
+            if row_min > give_up_above {
+                return row_min;
+            }
+            std::mem::swap(&mut prev, &mut cur);
+        }
+        prev[read.len()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(a: &str, b: &str) -> f32 {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        Channel::default().distance(&a, &b, f32::INFINITY)
+    }
+
+    #[test]
+    fn identical_costs_nothing() {
+        assert_eq!(d("Nf3", "Nf3"), 0.0);
+        assert_eq!(d("", ""), 0.0);
+    }
+
+    #[test]
+    fn look_alikes_cost_less_than_unrelated_letters() {
+        assert!(d("Nf3", "Hf3") < d("Nf3", "Qf3"));
+        assert!(d("Bb5", "B65") < d("Bb5", "Bd5") + 1.0);
+        assert!(d("Сe2", "Ce2") < 0.5);
+        assert!(d("Крe2", "Kpe2") < 0.5);
+    }
+
+    #[test]
+    fn punctuation_is_cheap_to_drop() {
+        assert!(d("Nxf3", "Nf3") < d("Nbf3", "Nf3"));
+        assert!(d("e4+", "e4") < 2.0);
+    }
+
+    #[test]
+    fn symmetric_under_swap_of_roles_for_plain_indels() {
+        assert_eq!(d("e4", "e45"), d("e45", "e4"));
+    }
+
+    #[test]
+    fn gives_up_early_above_the_bound() {
+        let a: Vec<char> = "Qxh7#".chars().collect();
+        let b: Vec<char> = "a3".chars().collect();
+        let c = Channel::default();
+        assert!(c.distance(&a, &b, 3.0) > 3.0);
+        assert!(c.distance(&a, &b, f32::INFINITY) > 3.0);
+    }
+}

@@ -1,0 +1,390 @@
+//! From what each cell of a scoresheet says to the legal game most consistent with it.
+//!
+//! [`decode`] runs a beam search over legal games ([`lattice`]): every legal move in every
+//! kept position is scored by its written forms ([`crate::notation`]) against the cell's
+//! [`CellEvidence`], plus a [`MovePrior`]; hypotheses may also explain a cell as a slip (a move
+//! the player skipped, a junk cell, two cells swapped). Forward–backward over the searched
+//! lattice turns the scores into each move's posterior, its confidence.
+
+mod channel;
+mod evidence;
+mod lattice;
+mod prior;
+mod transcript;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
+
+pub use channel::{Channel, ChannelCosts};
+pub use evidence::{CellEvidence, TypedCell, TYPED_UNREADABLE_COST};
+pub use lattice::StepKind;
+pub use prior::MovePrior;
+pub use transcript::{Transcript, TranscriptError};
+
+use crate::notation::{distinct_languages, Language, Style};
+use crate::start::StartPosition;
+use lattice::{log_add, Lattice};
+
+/// What slips cost, in nats, on top of the moves' own scores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlipCosts {
+    pub skipped_move: f32,
+    pub skipped_row: f32,
+    pub junk_cell: f32,
+    pub swapped_cells: f32,
+}
+
+impl Default for SlipCosts {
+    fn default() -> SlipCosts {
+        SlipCosts {
+            skipped_move: -8.0,
+            skipped_row: -9.0,
+            junk_cell: -8.0,
+            swapped_cells: -7.0,
+        }
+    }
+}
+
+/// The decoder's knobs. Defaults are tuned on generated transcripts (see the README).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecoderConfig {
+    /// Distinct positions kept per cell.
+    pub beam_width: usize,
+    /// Hypotheses this many nats behind the best are dropped.
+    pub beam_margin: f32,
+    /// Best-scoring moves of each kept position carried to the next cell.
+    pub moves_per_node: usize,
+    pub style: Style,
+    pub prior: MovePrior,
+    pub prior_weight: f32,
+    pub slips: SlipCosts,
+    /// A node whose best legal move scores below this on its cell also tries slips.
+    pub repair_below: f32,
+    /// How many of a layer's best nodes may try slips.
+    pub repair_from_best: usize,
+    /// Moves tried as the first of a swapped pair.
+    pub swap_candidates: usize,
+    /// Moves tried per ply of a skipped row.
+    pub row_skip_candidates: usize,
+    /// Scales log-scores before they become posteriors, so that confidences are calibrated.
+    pub temperature: f32,
+    /// Moves whose confidence is below this are flagged for review.
+    pub flag_below: f32,
+    /// When the language is not given: how many languages, best by their piece letters, are
+    /// decoded in full.
+    pub language_finalists: usize,
+    /// Languages whose letters explain the cells this many nats worse than the best are not tried.
+    pub language_margin: f32,
+}
+
+impl Default for DecoderConfig {
+    fn default() -> DecoderConfig {
+        DecoderConfig {
+            beam_width: 24,
+            beam_margin: 18.0,
+            moves_per_node: 10,
+            style: Style::default(),
+            prior: MovePrior::default(),
+            prior_weight: 1.0,
+            slips: SlipCosts::default(),
+            repair_below: -3.0,
+            repair_from_best: 3,
+            swap_candidates: 3,
+            row_skip_candidates: 4,
+            temperature: 1.0,
+            flag_below: 0.9,
+            language_finalists: 3,
+            language_margin: 12.0,
+        }
+    }
+}
+
+/// Which language the sheet is written in.
+#[derive(Debug, Clone, Copy)]
+pub enum LanguageChoice {
+    /// Decided by the evidence among every language [`crate::notation`] knows.
+    Auto,
+    Fixed(&'static Language),
+}
+
+/// Another reading of a ply, with its posterior.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alternative {
+    pub san: String,
+    pub confidence: f32,
+}
+
+/// One move of the decoded game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedMove {
+    /// 1 for White's first move from the start position.
+    pub ply: usize,
+    /// Standard English SAN.
+    pub san: String,
+    pub uci: String,
+    /// Index of the cell the move was read from; `None` if the player did not write it.
+    pub cell: Option<usize>,
+    /// The cell's text as read.
+    pub written: Option<String>,
+    /// Posterior probability that this is the move played at this ply.
+    pub confidence: f32,
+    pub alternatives: Vec<Alternative>,
+    /// Needs an arbiter's look: low confidence, a slip, or an unreadable cell.
+    pub flagged: bool,
+    pub kind: StepKind,
+    /// The player wrote `(=)` with this move.
+    pub draw_offer: bool,
+}
+
+/// How the decoded game ends on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndState {
+    Checkmate,
+    Stalemate,
+    InsufficientMaterial,
+    /// The game goes on from the final position (resigned, agreed drawn, or unfinished).
+    Ongoing,
+}
+
+/// The legal game most consistent with a scoresheet.
+#[derive(Debug, Clone)]
+pub struct Game {
+    pub start: StartPosition,
+    pub language: &'static Language,
+    pub moves: Vec<DecodedMove>,
+    pub end: EndState,
+    /// `1-0`, `0-1`, `1/2-1/2` when the board decides it, else `*`.
+    pub result: String,
+    /// Cells no move was read from (junk cells, or cells beyond the last legal move).
+    pub unused_cells: Vec<usize>,
+    /// Log-score of the chosen game (nats), comparable between decodes of the same cells.
+    pub score: f32,
+}
+
+impl Game {
+    /// Moves a reviewer should look at.
+    pub fn flagged(&self) -> impl Iterator<Item = &DecodedMove> {
+        self.moves.iter().filter(|m| m.flagged)
+    }
+}
+
+/// Decodes cells (in ply order) into the likeliest legal game from `start`.
+pub fn decode<E: CellEvidence>(
+    cells: &[E],
+    start: &StartPosition,
+    language: LanguageChoice,
+    config: &DecoderConfig,
+) -> Game {
+    let cells = trim_trailing_blanks(cells);
+    let lang = match language {
+        LanguageChoice::Fixed(lang) => lang,
+        LanguageChoice::Auto => return decode_any_language(cells, start, config),
+    };
+    let lattice = lattice::search(cells, &start.position, lang, config);
+    game_from_lattice(&lattice, cells, start, lang, config)
+}
+
+fn trim_trailing_blanks<E: CellEvidence>(cells: &[E]) -> &[E] {
+    let keep = cells
+        .iter()
+        .rposition(|c| !(c.is_illegible() && c.text().trim().is_empty()))
+        .map_or(0, |i| i + 1);
+    &cells[..keep]
+}
+
+/// Shortlists languages by the piece letters the cells begin with, then decodes the finalists
+/// in full and keeps the best-scoring game.
+fn decode_any_language<E: CellEvidence>(
+    cells: &[E],
+    start: &StartPosition,
+    config: &DecoderConfig,
+) -> Game {
+    let ranked = rank_languages_by_letters(cells);
+    let leader = ranked.first().map_or(0.0, |r| r.0);
+    let mut best: Option<Game> = None;
+    for &(letter_score, lang) in ranked.iter().take(config.language_finalists.max(1)) {
+        if best.is_some() && letter_score < leader - config.language_margin {
+            break;
+        }
+        let lattice = lattice::search(cells, &start.position, lang, config);
+        let game = game_from_lattice(&lattice, cells, start, lang, config);
+        if best.as_ref().is_none_or(|b| game.score > b.score) {
+            best = Some(game);
+        }
+    }
+    best.expect("at least one language is decoded")
+}
+
+/// Folds letters that are drawn alike (Latin, Cyrillic and Greek capitals) to one shape.
+fn letter_shape(c: char) -> char {
+    match c {
+        'К' | 'к' | 'Κ' => 'K',
+        'С' | 'с' => 'C',
+        'Т' | 'т' | 'Τ' => 'T',
+        'Р' | 'р' | 'Ρ' => 'P',
+        'Н' | 'Η' => 'H',
+        'В' | 'Β' => 'B',
+        'А' | 'Α' => 'A',
+        'О' | 'Ο' => 'O',
+        'Е' | 'Ε' => 'E',
+        'Ι' => 'I',
+        'Ζ' => 'Z',
+        other => other,
+    }
+}
+
+/// Languages ordered by how well their piece letters explain the capitals that cells begin
+/// with (a log-likelihood: each piece letter of a language is about equally common, other
+/// capitals are misreadings). Ties keep the table's order, so English leads when no cell has a
+/// piece letter.
+pub fn rank_languages_by_letters<E: CellEvidence>(cells: &[E]) -> Vec<(f32, &'static Language)> {
+    let leads: Vec<char> = cells
+        .iter()
+        .filter_map(|c| c.text().trim().chars().next())
+        .filter(|&c| c.is_uppercase() && c != 'O')
+        .map(letter_shape)
+        .collect();
+    let mut ranked: Vec<(f32, &'static Language)> = distinct_languages()
+        .into_iter()
+        .map(|lang| {
+            let shapes: Vec<char> = lang
+                .letters
+                .iter()
+                .flat_map(|v| v.iter().filter_map(|l| l.chars().next()))
+                .map(letter_shape)
+                .collect();
+            let score: f32 = leads
+                .iter()
+                .map(|c| {
+                    if shapes.contains(c) {
+                        (0.95f32 / 5.0).ln()
+                    } else {
+                        (0.05f32 / 30.0).ln()
+                    }
+                })
+                .sum();
+            (score, lang)
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    ranked
+}
+
+fn game_from_lattice<E: CellEvidence>(
+    lattice: &Lattice,
+    cells: &[E],
+    start: &StartPosition,
+    lang: &'static Language,
+    config: &DecoderConfig,
+) -> Game {
+    let (alpha, beta, total) = lattice.forward_backward(config.temperature);
+    // Posterior mass of each SAN at each ply.
+    let mut mass: Vec<HashMap<String, f32>> = Vec::new();
+    for edge in &lattice.edges {
+        let (a, b) = (alpha[edge.src as usize], beta[edge.dst as usize]);
+        if a == f32::NEG_INFINITY || b == f32::NEG_INFINITY {
+            continue;
+        }
+        let p = (a + config.temperature * edge.weight + b - total).exp();
+        if !(p > 1e-5) {
+            continue;
+        }
+        let src = &lattice.nodes[edge.src as usize];
+        let mut pos = src.pos.clone();
+        for (j, step) in edge.steps.iter().enumerate() {
+            let ply = src.ply as usize + j;
+            if mass.len() <= ply {
+                mass.resize_with(ply + 1, HashMap::default);
+            }
+            let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
+            *mass[ply].entry(san).or_insert(0.0) += p;
+        }
+    }
+
+    let mut pos: Chess = start.position.clone();
+    let mut moves = Vec::new();
+    let mut used = vec![false; cells.len()];
+    for e in lattice.best_path() {
+        for step in &lattice.edges[e as usize].steps {
+            let ply = moves.len();
+            let uci = UciMove::from_move(step.m, start.castling_mode).to_string();
+            let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
+            let at_ply = mass.get(ply);
+            let confidence = at_ply
+                .and_then(|m| m.get(&san))
+                .copied()
+                .unwrap_or(0.0)
+                .clamp(0.0, 1.0);
+            let mut alternatives: Vec<Alternative> = at_ply
+                .map(|m| {
+                    m.iter()
+                        .filter(|(s, &p)| **s != san && p >= 0.001)
+                        .map(|(s, &p)| Alternative {
+                            san: s.clone(),
+                            confidence: p.min(1.0),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            alternatives.sort_by(|a, b| {
+                b.confidence
+                    .total_cmp(&a.confidence)
+                    .then(a.san.cmp(&b.san))
+            });
+            alternatives.truncate(4);
+            let cell = step.cell.map(|c| c as usize);
+            if let Some(c) = cell {
+                used[c] = true;
+            }
+            let evidence = cell.map(|c| &cells[c]);
+            let unreadable = evidence.is_some_and(|ev| ev.is_illegible());
+            moves.push(DecodedMove {
+                ply: ply + 1,
+                san,
+                uci,
+                cell,
+                written: evidence.map(|ev| ev.text().to_string()),
+                confidence,
+                alternatives,
+                flagged: confidence < config.flag_below
+                    || step.kind != StepKind::Written
+                    || unreadable,
+                kind: step.kind,
+                draw_offer: evidence.is_some_and(|ev| ev.draw_offer()),
+            });
+        }
+    }
+    let (end, result) = end_state(&pos);
+    Game {
+        start: start.clone(),
+        language: lang,
+        moves,
+        end,
+        result,
+        unused_cells: (0..cells.len()).filter(|&c| !used[c]).collect(),
+        score: lattice.best_score(),
+    }
+}
+
+fn end_state(pos: &Chess) -> (EndState, String) {
+    let end = if pos.is_checkmate() {
+        EndState::Checkmate
+    } else if pos.is_stalemate() {
+        EndState::Stalemate
+    } else if pos.is_insufficient_material() {
+        EndState::InsufficientMaterial
+    } else {
+        EndState::Ongoing
+    };
+    let result = match pos.outcome() {
+        Outcome::Known(known) => known.to_string(),
+        Outcome::Unknown => "*".to_string(),
+    };
+    (end, result)
+}
+
+/// Sums log-probabilities (used by the benchmark's calibration check).
+pub fn log_sum(values: impl IntoIterator<Item = f32>) -> f32 {
+    values.into_iter().fold(f32::NEG_INFINITY, log_add)
+}

@@ -1,0 +1,18 @@
+//! scoresheet: from photos and scans of handwritten chess scoresheets to the legal game that was
+//! played, with evidence behind every move.
+//!
+//! The stages, each a module, with data flowing one way through plain types:
+//! - [`notation`]: how players write moves, in every language;
+//! - [`decode`]: what was written in each cell ([`decode::CellEvidence`]) to the legal game
+//!   most consistent with it ([`decode::Game`]);
+//! - [`report`]: PGN and JSON for a decoded game.
+//!
+//! [`start`] holds the start positions (standard, FEN, Chess960) and [`games`] reads PGN
+//! collections, which the tests, benchmarks and sheet generator draw real games from.
+
+pub mod decode;
+pub mod games;
+pub mod notation;
+pub mod report;
+pub mod start;
+pub mod synth;

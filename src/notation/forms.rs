@@ -1,0 +1,389 @@
+//! Every way a player may write a legal move, each with how likely a player is to write it so.
+
+use shakmaty::{san::San, CastlingSide, Chess, Move, MoveList, Position, Role, Square};
+
+use super::language::Language;
+
+/// Whether a move gives check, and whether that check is mate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Check {
+    None,
+    Check,
+    Mate,
+}
+
+impl Check {
+    /// Plays `m` on a copy of `pos` to see whether it checks or mates.
+    pub fn after(pos: &Chess, m: Move) -> Check {
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        Check::of(&next)
+    }
+
+    /// The check state of the side to move in `pos`.
+    pub fn of(pos: &Chess) -> Check {
+        if !pos.is_check() {
+            Check::None
+        } else if pos.is_checkmate() {
+            Check::Mate
+        } else {
+            Check::Check
+        }
+    }
+}
+
+/// Everything about a legal move that decides how it can be written. Two moves with equal facts
+/// are written the same way, so the facts are the key under which a cell's scores are cached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MoveFacts {
+    pub role: Role,
+    pub from: Square,
+    /// The destination; for castling the king's destination (g- or c-file in standard chess).
+    pub to: Square,
+    pub capture: bool,
+    pub promotion: Option<Role>,
+    pub castle: Option<CastlingSide>,
+    pub en_passant: bool,
+    /// Whether standard SAN must name the origin file, rank (both for the rare triple case).
+    pub needs_file: bool,
+    pub needs_rank: bool,
+    pub check: Check,
+}
+
+impl MoveFacts {
+    /// Facts of `m`, one of `legal` (the position's legal moves, passed in so that a caller
+    /// scoring every legal move generates them once); `check` is what `m` does to the opponent.
+    pub fn new(m: Move, legal: &MoveList, check: Check) -> MoveFacts {
+        let (needs_file, needs_rank) = match San::disambiguate(m, legal) {
+            San::Normal {
+                file, rank, role, ..
+            } if role != Role::Pawn => (file.is_some(), rank.is_some()),
+            _ => (false, false),
+        };
+        let castle = m.castling_side();
+        let to = match castle {
+            Some(side) => Square::from_coords(side.king_to_file(), m.to().rank()),
+            None => m.to(),
+        };
+        MoveFacts {
+            role: m.role(),
+            from: m.from().unwrap_or(m.to()),
+            to,
+            capture: m.is_capture(),
+            promotion: m.promotion(),
+            castle,
+            en_passant: m.is_en_passant(),
+            needs_file,
+            needs_rank,
+            check,
+        }
+    }
+}
+
+/// How likely each notational choice is, as natural-log weights relative to standard SAN (0).
+/// A sheet's writer is consistent, so the decoder may re-estimate these per sheet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Style {
+    pub piece_letter_variant: f32,
+    pub capture_colon: f32,
+    pub capture_unmarked: f32,
+    /// `ed` for `exd5`: pawn captures written with the two files only.
+    pub pawn_capture_files_only: f32,
+    pub long_dash: f32,
+    pub long_plain: f32,
+    /// A move written with a disambiguation SAN needs, left out.
+    pub missing_disambiguation: f32,
+    /// An origin file written where SAN needs none.
+    pub extra_disambiguation: f32,
+    pub castle_letter_o: f32,
+    pub castle_digit_zero: f32,
+    pub promotion_equals: f32,
+    pub promotion_plain: f32,
+    pub promotion_parenthesised: f32,
+    pub promotion_slash: f32,
+    pub promotion_unwritten: f32,
+    pub en_passant_marked: f32,
+    pub check_marked: f32,
+    pub check_unmarked: f32,
+    /// A `+` written after a move that gives no check.
+    pub check_false: f32,
+    pub mate_hash: f32,
+    pub mate_double_plus: f32,
+    pub mate_plus: f32,
+    pub mate_unmarked: f32,
+}
+
+impl Default for Style {
+    fn default() -> Style {
+        let ln = |p: f32| p.ln();
+        Style {
+            piece_letter_variant: ln(0.1),
+            capture_colon: ln(0.08),
+            capture_unmarked: ln(0.12),
+            pawn_capture_files_only: ln(0.03),
+            long_dash: ln(0.05),
+            long_plain: ln(0.02),
+            missing_disambiguation: ln(0.15),
+            extra_disambiguation: ln(0.01),
+            castle_letter_o: ln(0.5),
+            castle_digit_zero: ln(0.5),
+            promotion_equals: ln(0.45),
+            promotion_plain: ln(0.45),
+            promotion_parenthesised: ln(0.04),
+            promotion_slash: ln(0.03),
+            promotion_unwritten: ln(0.03),
+            en_passant_marked: ln(0.15),
+            check_marked: ln(0.75),
+            check_unmarked: ln(0.25),
+            check_false: ln(0.01),
+            mate_hash: ln(0.6),
+            mate_double_plus: ln(0.1),
+            mate_plus: ln(0.2),
+            mate_unmarked: ln(0.1),
+        }
+    }
+}
+
+/// Standard SAN of a move in a language's letters, e.g. `Sf3` in German, `Кр:e2+` is written
+/// `Крxe2+` here (the `x` is the standard capture mark in every language).
+pub fn canonical(facts: &MoveFacts, lang: &Language) -> String {
+    let mut out = String::new();
+    write_body_san(facts, lang.letter(facts.role).unwrap_or(""), "x", &mut out);
+    if let Some(promo) = facts.promotion {
+        out.push('=');
+        out.push_str(lang.letter(promo).unwrap_or("Q"));
+    }
+    match facts.check {
+        Check::None => {}
+        Check::Check => out.push('+'),
+        Check::Mate => out.push('#'),
+    }
+    out
+}
+
+fn write_body_san(facts: &MoveFacts, letter: &str, capture_mark: &str, out: &mut String) {
+    if let Some(side) = facts.castle {
+        out.push_str(match side {
+            CastlingSide::KingSide => "O-O",
+            CastlingSide::QueenSide => "O-O-O",
+        });
+        return;
+    }
+    if facts.role == Role::Pawn {
+        if facts.capture {
+            out.push(facts.from.file().char());
+            out.push_str(capture_mark);
+        }
+    } else {
+        out.push_str(letter);
+        if facts.needs_file {
+            out.push(facts.from.file().char());
+        }
+        if facts.needs_rank {
+            out.push(facts.from.rank().char());
+        }
+        if facts.capture {
+            out.push_str(capture_mark);
+        }
+    }
+    push_square(facts.to, out);
+}
+
+fn push_square(sq: Square, out: &mut String) {
+    out.push(sq.file().char());
+    out.push(sq.rank().char());
+}
+
+/// Calls `emit(text, log_weight)` for every way a player may write the move, standard SAN with
+/// weight 0 and every other form with its [`Style`] weight. Texts carry no spaces. A text may be
+/// emitted twice when two routes lead to it (e.g. `ed5` as an unmarked capture and as a long
+/// form); callers combine them as they see fit.
+pub fn for_each_form(
+    facts: &MoveFacts,
+    lang: &Language,
+    style: &Style,
+    emit: &mut impl FnMut(&str, f32),
+) {
+    let mut bodies: Vec<(String, f32)> = Vec::with_capacity(16);
+    body_forms(facts, lang, style, &mut bodies);
+
+    let promotions = promotion_suffixes(facts, lang, style);
+    let none = [("", 0.0), ("+", style.check_false)];
+    let check = [("+", style.check_marked), ("", style.check_unmarked)];
+    let mate = [
+        ("#", style.mate_hash),
+        ("++", style.mate_double_plus),
+        ("+", style.mate_plus),
+        ("", style.mate_unmarked),
+    ];
+    let checks: &[(&str, f32)] = match facts.check {
+        Check::None => &none,
+        Check::Check => &check,
+        Check::Mate => &mate,
+    };
+    let en_passant: &[(&str, f32)] = if facts.en_passant {
+        &[("", 0.0), ("e.p.", style.en_passant_marked)]
+    } else {
+        &[("", 0.0)]
+    };
+
+    let mut text = String::with_capacity(16);
+    for (body, body_weight) in &bodies {
+        for (promo, promo_weight) in &promotions {
+            for (ep, ep_weight) in en_passant {
+                for (check, check_weight) in checks {
+                    text.clear();
+                    text.push_str(body);
+                    text.push_str(promo);
+                    text.push_str(ep);
+                    text.push_str(check);
+                    emit(&text, body_weight + promo_weight + ep_weight + check_weight);
+                }
+            }
+        }
+    }
+}
+
+fn promotion_suffixes(facts: &MoveFacts, lang: &Language, style: &Style) -> Vec<(String, f32)> {
+    let Some(promo) = facts.promotion else {
+        return vec![(String::new(), 0.0)];
+    };
+    let mut out = Vec::with_capacity(10);
+    for (i, letter) in lang.variants(promo).iter().enumerate() {
+        let variant = if i == 0 {
+            0.0
+        } else {
+            style.piece_letter_variant
+        };
+        out.push((format!("={letter}"), style.promotion_equals + variant));
+        out.push(((*letter).to_string(), style.promotion_plain + variant));
+        out.push((
+            format!("({letter})"),
+            style.promotion_parenthesised + variant,
+        ));
+        out.push((format!("/{letter}"), style.promotion_slash + variant));
+    }
+    if promo == Role::Queen {
+        out.push((String::new(), style.promotion_unwritten));
+    }
+    out
+}
+
+fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(String, f32)>) {
+    if let Some(side) = facts.castle {
+        let (o, zero) = match side {
+            CastlingSide::KingSide => ("O-O", "0-0"),
+            CastlingSide::QueenSide => ("O-O-O", "0-0-0"),
+        };
+        out.push((o.to_string(), style.castle_letter_o));
+        out.push((zero.to_string(), style.castle_digit_zero));
+        return;
+    }
+    let capture_marks: &[(&str, f32)] = if facts.capture {
+        &[
+            ("x", 0.0),
+            (":", style.capture_colon),
+            ("", style.capture_unmarked),
+        ]
+    } else {
+        &[("", 0.0)]
+    };
+    let from = square_name(facts.from);
+    let to = square_name(facts.to);
+
+    if facts.role == Role::Pawn {
+        let file = facts.from.file().char();
+        for (mark, weight) in capture_marks {
+            out.push((
+                format!(
+                    "{}{mark}{to}",
+                    if facts.capture {
+                        file.to_string()
+                    } else {
+                        String::new()
+                    }
+                ),
+                *weight,
+            ));
+        }
+        if facts.capture {
+            let to_file = facts.to.file().char();
+            out.push((format!("{file}{to_file}"), style.pawn_capture_files_only));
+            out.push((
+                format!("{file}:{to_file}"),
+                style.pawn_capture_files_only + style.capture_colon,
+            ));
+        }
+        long_forms("", &from, &to, facts.capture, 0.0, style, out);
+        return;
+    }
+
+    for (i, letter) in lang.variants(facts.role).iter().enumerate() {
+        let variant = if i == 0 {
+            0.0
+        } else {
+            style.piece_letter_variant
+        };
+        let needed = disambiguation(facts);
+        for (mark, weight) in capture_marks {
+            out.push((format!("{letter}{needed}{mark}{to}"), variant + weight));
+            if needed.is_empty() {
+                if *weight == 0.0 {
+                    let file = facts.from.file().char();
+                    out.push((
+                        format!("{letter}{file}{mark}{to}"),
+                        variant + style.extra_disambiguation,
+                    ));
+                }
+            } else {
+                out.push((
+                    format!("{letter}{mark}{to}"),
+                    variant + weight + style.missing_disambiguation,
+                ));
+            }
+        }
+        long_forms(letter, &from, &to, facts.capture, variant, style, out);
+    }
+}
+
+fn long_forms(
+    letter: &str,
+    from: &str,
+    to: &str,
+    capture: bool,
+    base: f32,
+    style: &Style,
+    out: &mut Vec<(String, f32)>,
+) {
+    if capture {
+        out.push((format!("{letter}{from}x{to}"), base + style.long_dash));
+        out.push((
+            format!("{letter}{from}:{to}"),
+            base + style.long_dash + style.capture_colon,
+        ));
+        out.push((
+            format!("{letter}{from}-{to}"),
+            base + style.long_dash + style.capture_unmarked,
+        ));
+    } else {
+        out.push((format!("{letter}{from}-{to}"), base + style.long_dash));
+    }
+    out.push((format!("{letter}{from}{to}"), base + style.long_plain));
+}
+
+fn disambiguation(facts: &MoveFacts) -> String {
+    let mut s = String::new();
+    if facts.needs_file {
+        s.push(facts.from.file().char());
+    }
+    if facts.needs_rank {
+        s.push(facts.from.rank().char());
+    }
+    s
+}
+
+fn square_name(sq: Square) -> String {
+    let mut s = String::with_capacity(2);
+    push_square(sq, &mut s);
+    s
+}

@@ -1,0 +1,81 @@
+//! Chess notation as players write it: piece letters of every language, every written form of a
+//! legal move, and the reverse, what a written text can mean.
+//!
+//! The written forms are the single source of truth for both directions: the decoder scores a
+//! legal move by comparing its forms with what a cell holds, the sheet generator writes one of
+//! them, and [`interpret`] reads a text back by matching it against them.
+
+mod forms;
+mod language;
+
+pub use forms::{canonical, for_each_form, Check, MoveFacts, Style};
+pub use language::{distinct_languages, Language, LANGUAGES, PIECE_ORDER};
+
+use shakmaty::{Chess, Move, Position};
+
+/// A cell's text made comparable with the written forms, plus the remarks a player may add that
+/// are not part of the move.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Written {
+    /// The move as written, without spaces, annotation marks or a draw offer.
+    pub text: String,
+    /// The player wrote `(=)`: they offered a draw with this move (FIDE Laws art. 9.1.2.2).
+    pub draw_offer: bool,
+}
+
+impl Written {
+    /// Cleans a cell's raw text: drops white space, `!`/`?` annotation marks and a `(=)` draw
+    /// offer, and folds typographic variants (`×` to `x`, dashes to `-`).
+    pub fn parse(raw: &str) -> Written {
+        let mut text: String = raw
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| match c {
+                '×' | '✕' => 'x',
+                '–' | '—' | '−' | '‐' => '-',
+                '‡' => '#',
+                other => other,
+            })
+            .collect();
+        let mut draw_offer = false;
+        if let Some(at) = text.find("(=)") {
+            draw_offer = true;
+            text.replace_range(at..at + 3, "");
+        }
+        while text.len() > 1 && (text.ends_with('!') || text.ends_with('?')) {
+            text.pop();
+        }
+        Written { text, draw_offer }
+    }
+}
+
+/// Every legal move of `pos` with the facts that decide how it is written.
+pub fn legal_moves_with_facts(pos: &Chess) -> Vec<(Move, MoveFacts)> {
+    let legal = pos.legal_moves();
+    legal
+        .iter()
+        .map(|&m| (m, MoveFacts::new(m, &legal, Check::after(pos, m))))
+        .collect()
+}
+
+/// The legal moves of `pos` that a player writing in `lang` may have meant by `written`: those
+/// with a written form equal to it. A text in standard SAN means exactly one move; a slip such as
+/// a missing disambiguation (`Nd2` for `Nbd2`) may mean several.
+pub fn interpret(pos: &Chess, written: &str, lang: &Language, style: &Style) -> Vec<Move> {
+    let target = Written::parse(written).text;
+    legal_moves_with_facts(pos)
+        .into_iter()
+        .filter(|(_, facts)| {
+            let mut found = false;
+            for_each_form(facts, lang, style, &mut |text, _| found |= text == target);
+            found
+        })
+        .map(|(m, _)| m)
+        .collect()
+}
+
+/// Standard SAN of `m` (legal in `pos`) in `lang`'s letters.
+pub fn san_in(pos: &Chess, m: Move, lang: &Language) -> String {
+    let legal = pos.legal_moves();
+    canonical(&MoveFacts::new(m, &legal, Check::after(pos, m)), lang)
+}

@@ -1,0 +1,192 @@
+//! Writing a decoded game out: PGN for chess software, JSON for tools (a contract: fields are
+//! only ever added).
+
+use serde_json::{json, Value};
+use shakmaty::{CastlingMode, Color, Position};
+
+use crate::decode::{DecodedMove, EndState, Game, StepKind};
+
+/// The PGN header a user may give; missing values are written `?` as the PGN standard asks.
+#[derive(Debug, Clone, Default)]
+pub struct PgnTags {
+    pub event: Option<String>,
+    pub site: Option<String>,
+    pub date: Option<String>,
+    pub round: Option<String>,
+    pub white: Option<String>,
+    pub black: Option<String>,
+}
+
+fn escape_tag(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace(['\n', '\r'], " ")
+}
+
+fn escape_comment(text: &str) -> String {
+    text.replace('}', ")")
+        .replace('{', "(")
+        .replace(['\n', '\r'], " ")
+}
+
+fn percent(p: f32) -> String {
+    format!("{:.0}%", (p * 100.0).clamp(0.0, 100.0))
+}
+
+/// Why a move is flagged, in words for a PGN comment or a review page.
+pub fn review_note(m: &DecodedMove) -> String {
+    let mut parts = Vec::new();
+    match m.kind {
+        StepKind::Skipped => parts.push("not written on the sheet".to_string()),
+        StepKind::Swapped => {
+            parts.push("written in swapped order with a neighbouring move".to_string())
+        }
+        StepKind::AfterJunkCell => {
+            parts.push("written after a crossed-out or unreadable cell".to_string())
+        }
+        StepKind::Written => {}
+    }
+    if let Some(w) = &m.written {
+        if w.trim().is_empty() || w.trim() == "?" {
+            parts.push("cell unreadable".to_string());
+        } else {
+            parts.push(format!("written \"{}\"", w.trim()));
+        }
+    }
+    parts.push(format!("confidence {}", percent(m.confidence)));
+    if !m.alternatives.is_empty() {
+        let alts: Vec<String> = m
+            .alternatives
+            .iter()
+            .map(|a| format!("{} {}", a.san, percent(a.confidence)))
+            .collect();
+        parts.push(format!("or {}", alts.join(", ")));
+    }
+    parts.join("; ")
+}
+
+/// The game as PGN: the Seven Tag Roster (plus `SetUp`/`FEN`/`Variant` for other starts), the
+/// moves, a `{? …}` comment on every flagged move and `{draw offer}` where one was written.
+pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
+    let q = |v: &Option<String>, default: &str| escape_tag(v.as_deref().unwrap_or(default));
+    let mut out = String::new();
+    for (name, value) in [
+        ("Event", q(&tags.event, "?")),
+        ("Site", q(&tags.site, "?")),
+        ("Date", q(&tags.date, "????.??.??")),
+        ("Round", q(&tags.round, "?")),
+        ("White", q(&tags.white, "?")),
+        ("Black", q(&tags.black, "?")),
+        ("Result", game.result.clone()),
+    ] {
+        out.push_str(&format!("[{name} \"{value}\"]\n"));
+    }
+    if !game.start.is_standard() {
+        if game.start.castling_mode == CastlingMode::Chess960 {
+            out.push_str("[Variant \"Chess960\"]\n");
+        }
+        out.push_str("[SetUp \"1\"]\n");
+        out.push_str(&format!("[FEN \"{}\"]\n", game.start.fen()));
+    }
+    out.push('\n');
+
+    let mut tokens: Vec<String> = Vec::new();
+    let first_number = game.start.position.fullmoves().get();
+    let black_first = game.start.position.turn() == Color::Black;
+    for (i, m) in game.moves.iter().enumerate() {
+        let black = (i % 2 == 1) != black_first;
+        let number = first_number as usize + (i + black_first as usize) / 2;
+        if !black {
+            tokens.push(format!("{number}."));
+        } else if i == 0 {
+            tokens.push(format!("{number}..."));
+        }
+        tokens.push(m.san.clone());
+        let mut comments = Vec::new();
+        if m.flagged {
+            comments.push(format!("? {}", review_note(m)));
+        }
+        if m.draw_offer {
+            comments.push("draw offer".to_string());
+        }
+        for c in comments {
+            tokens.push(format!("{{{}}}", escape_comment(&c)));
+            if !black && i + 1 < game.moves.len() {
+                tokens.push(format!("{number}..."));
+            }
+        }
+    }
+    tokens.push(game.result.clone());
+
+    let mut line_len = 0;
+    for token in tokens {
+        if line_len > 0 && line_len + 1 + token.chars().count() > 79 {
+            out.push('\n');
+            line_len = 0;
+        } else if line_len > 0 {
+            out.push(' ');
+            line_len += 1;
+        }
+        line_len += token.chars().count();
+        out.push_str(&token);
+    }
+    out.push('\n');
+    out
+}
+
+fn end_name(end: EndState) -> &'static str {
+    match end {
+        EndState::Checkmate => "checkmate",
+        EndState::Stalemate => "stalemate",
+        EndState::InsufficientMaterial => "insufficient material",
+        EndState::Ongoing => "ongoing",
+    }
+}
+
+fn kind_name(kind: StepKind) -> &'static str {
+    match kind {
+        StepKind::Written => "written",
+        StepKind::Skipped => "skipped",
+        StepKind::AfterJunkCell => "after_junk_cell",
+        StepKind::Swapped => "swapped",
+    }
+}
+
+/// One move as JSON: `ply, san, uci, written, confidence, alternatives, flagged` (the contract)
+/// plus `cell`, `kind`, `draw_offer`.
+pub fn move_json(m: &DecodedMove) -> Value {
+    json!({
+        "ply": m.ply,
+        "san": m.san,
+        "uci": m.uci,
+        "written": m.written,
+        "confidence": round3(m.confidence),
+        "alternatives": m.alternatives.iter()
+            .map(|a| json!({"san": a.san, "confidence": round3(a.confidence)}))
+            .collect::<Vec<_>>(),
+        "flagged": m.flagged,
+        "cell": m.cell,
+        "kind": kind_name(m.kind),
+        "draw_offer": m.draw_offer,
+    })
+}
+
+fn round3(x: f32) -> f64 {
+    (x as f64 * 1000.0).round() / 1000.0
+}
+
+/// The decode JSON contract: `moves`, `start_fen`, `language`, `result`, `pgn`, plus `end`,
+/// `flagged`, `unused_cells`.
+pub fn to_json(game: &Game, tags: &PgnTags) -> Value {
+    json!({
+        "moves": game.moves.iter().map(move_json).collect::<Vec<_>>(),
+        "start_fen": game.start.fen(),
+        "language": game.language.code,
+        "result": game.result,
+        "end": end_name(game.end),
+        "flagged": game.moves.iter().filter(|m| m.flagged).count(),
+        "unused_cells": game.unused_cells,
+        "pgn": to_pgn(game, tags),
+    })
+}
