@@ -26,12 +26,12 @@ pub struct ChannelCosts {
 impl Default for ChannelCosts {
     fn default() -> ChannelCosts {
         ChannelCosts {
-            substitution: 4.5,
-            look_alike: 1.6,
-            homoglyph: 0.2,
-            case: 1.4,
-            insert_delete: 3.8,
-            punctuation_insert_delete: 1.6,
+            substitution: 7.0,
+            look_alike: 4.0,
+            homoglyph: 0.3,
+            case: 3.5,
+            insert_delete: 6.0,
+            punctuation_insert_delete: 3.0,
         }
     }
 }

@@ -9,13 +9,23 @@ use crate::notation::Written;
 /// never depends on a reader's first guess. Implementations: [`TypedCell`] for text typed or
 /// OCR'd elsewhere, and the recognizer's CTC posteriors.
 pub trait CellEvidence: Send + Sync {
-    /// Natural-log likelihood that the cell shows `written` (a written form, no spaces), up to
-    /// a constant shared by all candidates of this cell. Values are `<= 0`.
-    fn log_likelihood(&self, written: &[char]) -> f32;
+    /// Natural-log likelihood that the cell shows the written form `body` followed by the check
+    /// mark `mark` (`""`, `"+"`, `"#"` or `"++"`), up to a constant shared by all candidates of
+    /// this cell; values are `<= 0`. The caller only needs values above `needed`: an
+    /// implementation may stop early and return anything at or below it once the true value is
+    /// known to be there.
+    fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32;
 
-    /// The likelihood of the cell under "the writing here is unreadable or no move at all"
-    /// (a scrawl, a crossed-out box): every candidate is at least this likely, so one bad cell
-    /// costs a bounded amount and never derails the game.
+    /// Evidence whose likelihood is a part for the body plus a part for the check mark says so
+    /// here; the decoder then scores every body once for all marks.
+    fn factored(&self) -> Option<&dyn FactoredEvidence> {
+        None
+    }
+
+    /// The likelihood of the cell's content as random writing, not any move's (a scrawl, a
+    /// crossed-out box), on the same scale as [`CellEvidence::log_likelihood`]: it prices a cell
+    /// explained as junk, and every move scores at least this, so one bad cell costs a bounded
+    /// amount and never derails the game.
     fn unreadable_log_likelihood(&self) -> f32;
 
     /// Whether the cell is blank or marked illegible, so carries no evidence at all.
@@ -32,31 +42,54 @@ pub trait CellEvidence: Send + Sync {
     }
 }
 
+/// The two parts of a factored likelihood: `log_likelihood(body, mark, _)` equals
+/// `body_log_likelihood(body, _) + mark_log_likelihood(mark)`.
+pub trait FactoredEvidence {
+    fn body_log_likelihood(&self, body: &[char], needed: f32) -> f32;
+    fn mark_log_likelihood(&self, mark: &str) -> f32;
+}
+
 /// A cell whose text is known as characters (typed transcript, external OCR).
 #[derive(Debug, Clone)]
 pub struct TypedCell {
     raw: String,
     written: Written,
+    /// The text without its trailing check mark, and the mark.
     chars: Vec<char>,
+    mark: Vec<char>,
     illegible: bool,
-    unreadable_cost: f32,
+    unreadable: f32,
 }
 
-/// Cost, in nats, of declaring a typed cell unreadable: a text further than this from every
-/// form of the move is treated as noise rather than as evidence against the move.
-pub const TYPED_UNREADABLE_COST: f32 = 9.0;
+/// Log-likelihood of each character of random writing (about 30 equally likely characters).
+pub const RANDOM_CHAR_LOG_LIKELIHOOD: f32 = -3.4;
+/// Log-probability that a cell holding a move was nonetheless written or read as random text.
+pub const MISWRITTEN_CELL_LOG_PROB: f32 = -3.5;
 
 impl TypedCell {
     /// A cell holding `raw`; an empty text or `?` marks a cell that could not be read.
     pub fn new(raw: &str) -> TypedCell {
         let written = Written::parse(raw);
         let illegible = written.text.is_empty() || written.text.chars().all(|c| c == '?');
+        let mut chars: Vec<char> = written.text.chars().collect();
+        let body_len = chars
+            .iter()
+            .rposition(|&c| c != '+' && c != '#')
+            .map_or(0, |i| i + 1);
+        let mark = chars.split_off(body_len);
+        let unreadable = if illegible {
+            0.0
+        } else {
+            MISWRITTEN_CELL_LOG_PROB
+                + RANDOM_CHAR_LOG_LIKELIHOOD * (chars.len() + mark.len() + 1) as f32
+        };
         TypedCell {
             raw: raw.trim().to_string(),
-            chars: written.text.chars().collect(),
+            chars,
+            mark,
             written,
             illegible,
-            unreadable_cost: TYPED_UNREADABLE_COST,
+            unreadable,
         }
     }
 
@@ -66,20 +99,35 @@ impl TypedCell {
     }
 }
 
-impl CellEvidence for TypedCell {
-    fn log_likelihood(&self, written: &[char]) -> f32 {
+impl FactoredEvidence for TypedCell {
+    fn body_log_likelihood(&self, body: &[char], needed: f32) -> f32 {
         if self.illegible {
             return 0.0;
         }
-        -Channel::shared().distance(written, &self.chars, self.unreadable_cost + 4.0)
+        -Channel::shared().distance(body, &self.chars, -needed.max(self.unreadable - 4.0))
+    }
+
+    fn mark_log_likelihood(&self, mark: &str) -> f32 {
+        if self.illegible {
+            return 0.0;
+        }
+        let mark: Vec<char> = mark.chars().collect();
+        -Channel::shared().distance(&mark, &self.mark, f32::INFINITY)
+    }
+}
+
+impl CellEvidence for TypedCell {
+    fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
+        let mark_part = self.mark_log_likelihood(mark);
+        mark_part + self.body_log_likelihood(body, needed - mark_part)
+    }
+
+    fn factored(&self) -> Option<&dyn FactoredEvidence> {
+        Some(self)
     }
 
     fn unreadable_log_likelihood(&self) -> f32 {
-        if self.illegible {
-            0.0
-        } else {
-            -self.unreadable_cost
-        }
+        self.unreadable
     }
 
     fn is_illegible(&self) -> bool {

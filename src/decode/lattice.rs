@@ -10,7 +10,7 @@ use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, Position, Square}
 
 use super::evidence::CellEvidence;
 use super::DecoderConfig;
-use crate::notation::{for_each_form, Check, Language, MoveFacts};
+use crate::notation::{check_marks, for_each_body, Check, Language, MoveFacts, Rivals};
 
 /// How a move on a path relates to the cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,13 +32,44 @@ pub(crate) struct Step {
     pub kind: StepKind,
 }
 
+/// The one to three moves of an edge, inline so that offering a candidate allocates nothing.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Steps {
+    items: [Option<Step>; 3],
+}
+
+impl Steps {
+    fn of(steps: &[Step]) -> Steps {
+        let mut items = [None; 3];
+        for (slot, step) in items.iter_mut().zip(steps) {
+            *slot = Some(*step);
+        }
+        Steps { items }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Step> {
+        self.items.iter().map_while(Option::as_ref)
+    }
+
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    fn first(&self) -> Option<&Step> {
+        self.items[0].as_ref()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Edge {
     pub src: u32,
     pub dst: u32,
     pub weight: f32,
-    pub steps: Vec<Step>,
+    pub steps: Steps,
 }
+
+/// Generations back of the ancestors a node remembers: 1, 2, 4, … 32 (skip pointers).
+const LINEAGE_DEPTHS: usize = 6;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
@@ -49,23 +80,46 @@ pub(crate) struct Node {
     pub best: f32,
     pub best_in: Option<u32>,
     pub incoming: Vec<u32>,
+    /// `lineage[j]`: the ancestor 2^j edges back along the best path (the root when shorter).
+    lineage: [u32; LINEAGE_DEPTHS],
 }
 
-/// A legal move of a node's position, with what decides its score.
+/// A legal move of a node's position, with what decides its score. Its facts leave check
+/// [`Check::Unknown`] until the move is [settled](settle).
 struct Child {
     m: Move,
     facts: MoveFacts,
-    pos: Chess,
     log_prior: f32,
 }
 
-struct Candidate {
+/// A move played out: the position after it, its full facts and the position's key.
+struct Settled {
     pos: Chess,
+    facts: MoveFacts,
+    key: u64,
+}
+
+fn settle(pos: &Chess, kid: &Child) -> Settled {
+    let next = after(pos, kid.m);
+    let facts = MoveFacts {
+        check: Check::of(&next),
+        ..kid.facts
+    };
+    let key = zobrist(&next);
+    Settled {
+        pos: next,
+        facts,
+        key,
+    }
+}
+
+/// A position reachable at some layer, not yet admitted: it keeps no board, which is replayed
+/// from its best edge only if it is admitted.
+struct Candidate {
     ply: u32,
-    last_to: Option<Square>,
     best: f32,
     best_in: usize,
-    incoming: Vec<(u32, f32, Vec<Step>)>,
+    incoming: Vec<(u32, f32, Steps)>,
 }
 
 /// The searched lattice: nodes in topological order (by layer), edges between kept nodes.
@@ -76,15 +130,18 @@ pub(crate) struct Lattice {
     pub finals: Vec<u32>,
 }
 
-type FormList = Vec<(Vec<char>, f32)>;
+type BodyList = Vec<(Vec<char>, f32)>;
 
 /// Scores legal moves against cells for one language, caching by move facts.
 struct Scorer<'a, E: CellEvidence> {
     cells: &'a [E],
     lang: &'a Language,
     config: &'a DecoderConfig,
-    forms: HashMap<MoveFacts, FormList>,
+    /// Written bodies of each move, keyed by its facts with check unknown.
+    bodies: HashMap<MoveFacts, BodyList>,
+    /// Per cell: scores by full facts, and best body scores by check-free facts.
     scores: Vec<HashMap<MoveFacts, f32>>,
+    body_scores: Vec<HashMap<MoveFacts, f32>>,
 }
 
 impl<'a, E: CellEvidence> Scorer<'a, E> {
@@ -93,9 +150,22 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
             cells,
             lang,
             config,
-            forms: HashMap::default(),
+            bodies: HashMap::default(),
             scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
+            body_scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
         }
+    }
+
+    fn bodies_of(&mut self, body_key: MoveFacts) -> &BodyList {
+        let (lang, style) = (self.lang, &self.config.style);
+        self.bodies.entry(body_key).or_insert_with(|| {
+            let mut list: BodyList = Vec::new();
+            for_each_body(&body_key, lang, style, &mut |text, w| {
+                list.push((text.chars().collect(), w))
+            });
+            list.sort_by(|a, b| b.1.total_cmp(&a.1));
+            list
+        })
     }
 
     /// Log-likelihood of cell `cell` given that it holds the move with `facts`: the best of the
@@ -105,27 +175,44 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
             return s;
         }
         let evidence = &self.cells[cell];
+        let floor = evidence.unreadable_log_likelihood();
+        let marks = check_marks(facts.check, &self.config.style);
+        let body_key = MoveFacts {
+            check: Check::Unknown,
+            ..*facts
+        };
         let s = if evidence.is_illegible() {
             0.0
-        } else {
-            let (lang, style) = (self.lang, &self.config.style);
-            let forms = self.forms.entry(*facts).or_insert_with(|| {
-                let mut list: FormList = Vec::new();
-                for_each_form(facts, lang, style, &mut |text, w| {
-                    list.push((text.chars().collect(), w));
-                });
-                list.sort_by(|a, b| b.1.total_cmp(&a.1));
-                list
-            });
-            let floor = evidence.unreadable_log_likelihood();
-            let mut best = floor;
-            for (chars, weight) in forms.iter() {
-                if *weight <= best {
-                    break;
+        } else if let Some(factored) = evidence.factored() {
+            let mark_best = marks
+                .iter()
+                .map(|&(mark, w)| w + factored.mark_log_likelihood(mark))
+                .fold(f32::NEG_INFINITY, f32::max);
+            let body_best = match self.body_scores[cell].get(&body_key) {
+                Some(&b) => b,
+                None => {
+                    let mut best = floor - 1.0;
+                    for (chars, weight) in self.bodies_of(body_key).iter() {
+                        if *weight <= best {
+                            break;
+                        }
+                        best =
+                            best.max(weight + factored.body_log_likelihood(chars, best - weight));
+                    }
+                    self.body_scores[cell].insert(body_key, best);
+                    best
                 }
-                let s = weight + evidence.log_likelihood(chars);
-                if s > best {
-                    best = s;
+            };
+            (body_best + mark_best).max(floor)
+        } else {
+            let mut best = floor;
+            let bodies = self.bodies_of(body_key).clone();
+            for (chars, weight) in &bodies {
+                for &(mark, mark_weight) in marks.iter().filter(|m| m.1 > f32::NEG_INFINITY) {
+                    let w = weight + mark_weight;
+                    if w > best {
+                        best = best.max(w + evidence.log_likelihood(chars, mark, best - w));
+                    }
                 }
             }
             best
@@ -135,24 +222,25 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
     }
 }
 
-fn position_key(pos: &Chess, ply: u32) -> (u64, u32) {
-    (pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0, ply)
+fn zobrist(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+fn after(pos: &Chess, m: Move) -> Chess {
+    let mut next = pos.clone();
+    next.play_unchecked(m);
+    next
 }
 
 fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec<Child> {
     let legal = pos.legal_moves();
+    let rivals = Rivals::of(&legal);
     let mut out: Vec<Child> = legal
         .iter()
-        .map(|&m| {
-            let mut next = pos.clone();
-            next.play_unchecked(m);
-            let check = Check::of(&next);
-            Child {
-                m,
-                facts: MoveFacts::new(m, &legal, check),
-                pos: next,
-                log_prior: 0.0,
-            }
+        .map(|&m| Child {
+            m,
+            facts: MoveFacts::with_rivals(m, &legal, &rivals, Check::Unknown),
+            log_prior: 0.0,
         })
         .collect();
     let facts: Vec<MoveFacts> = out.iter().map(|c| c.facts).collect();
@@ -164,6 +252,69 @@ fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec
     out
 }
 
+/// The layers of candidates not yet admitted, by cells read.
+struct Pending {
+    layers: Vec<HashMap<(u64, u32), Candidate>>,
+    best: Vec<f32>,
+    margin: f32,
+}
+
+impl Pending {
+    fn new(cells: usize, margin: f32) -> Pending {
+        Pending {
+            layers: (0..=cells).map(|_| HashMap::default()).collect(),
+            best: vec![f32::NEG_INFINITY; cells + 1],
+            margin,
+        }
+    }
+
+    /// Whether a candidate scoring `score` could still enter layer `cell`.
+    fn may_enter(&self, cell: usize, score: f32) -> bool {
+        score >= self.best[cell] - self.margin
+    }
+
+    /// Proposes reaching the position with zobrist `key` after `ply` plies at layer `cell`, from
+    /// node `src` (whose score is `base`) by an edge of weight `w`.
+    #[allow(clippy::too_many_arguments)]
+    fn offer(
+        &mut self,
+        cell: usize,
+        src: u32,
+        base: f32,
+        w: f32,
+        steps: &[Step],
+        key: u64,
+        ply: u32,
+    ) {
+        let score = base + w;
+        if score < self.best[cell] - self.margin {
+            return;
+        }
+        self.best[cell] = self.best[cell].max(score);
+        let entry = self.layers[cell]
+            .entry((key, ply))
+            .or_insert_with(|| Candidate {
+                ply,
+                best: f32::NEG_INFINITY,
+                best_in: 0,
+                incoming: Vec::new(),
+            });
+        if score > entry.best {
+            entry.best = score;
+            entry.best_in = entry.incoming.len();
+        }
+        entry.incoming.push((src, w, Steps::of(steps)));
+    }
+}
+
+/// What one search needs at hand.
+struct Search<'a, E: CellEvidence> {
+    scorer: Scorer<'a, E>,
+    pending: Pending,
+    config: &'a DecoderConfig,
+    cells: usize,
+}
+
 /// Runs the beam over `cells` from `start` in `lang`.
 pub(crate) fn search<E: CellEvidence>(
     cells: &[E],
@@ -172,7 +323,12 @@ pub(crate) fn search<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Lattice {
     let n = cells.len();
-    let mut scorer = Scorer::new(cells, lang, config);
+    let mut search = Search {
+        scorer: Scorer::new(cells, lang, config),
+        pending: Pending::new(n, config.beam_margin),
+        config,
+        cells: n,
+    };
     let mut lattice = Lattice {
         nodes: Vec::new(),
         edges: Vec::new(),
@@ -186,79 +342,55 @@ pub(crate) fn search<E: CellEvidence>(
         best: 0.0,
         best_in: None,
         incoming: Vec::new(),
+        lineage: [0; LINEAGE_DEPTHS],
     });
-    let mut pending: Vec<HashMap<(u64, u32), Candidate>> =
-        (0..=n).map(|_| HashMap::default()).collect();
-    let mut pending_best = vec![f32::NEG_INFINITY; n + 1];
     let mut layer: Vec<u32> = vec![0];
+    // Cells no move fits better than random writing: the prior alone ranks what follows, so the
+    // next layer keeps more hypotheses until a readable cell decides between them.
+    let mut uninformative = vec![false; n];
 
     for cell in 0..=n {
         if cell > 0 {
-            layer = admit(
-                &mut lattice,
-                std::mem::take(&mut pending[cell]),
-                cell as u32,
-                config,
-            );
+            let candidates = std::mem::take(&mut search.pending.layers[cell]);
+            let recent = cell.saturating_sub(config.wide_beam_cells)..cell;
+            let width = if uninformative[recent].iter().any(|&u| u) {
+                config.wide_beam_width
+            } else {
+                config.beam_width
+            };
+            layer = admit(&mut lattice, candidates, cell as u32, width, config);
         }
         if cell == n {
             lattice.finals = layer.clone();
             break;
         }
-        if layer.is_empty() {
-            continue;
-        }
+        let mut repaired_ancestors: rustc_hash::FxHashSet<u32> = Default::default();
         for (rank, &node_id) in layer.iter().enumerate() {
             let node = &lattice.nodes[node_id as usize];
-            let base = node.best;
             let kids = children(&node.pos, node.last_to, config);
-            let mut scored: Vec<(f32, usize)> = kids
-                .iter()
-                .enumerate()
-                .map(|(i, kid)| (kid.log_prior + scorer.score(cell, &kid.facts), i))
-                .collect();
-            let best_here = kids
-                .iter()
-                .zip(&scored)
-                .map(|(kid, (w, _))| w - kid.log_prior)
-                .fold(f32::NEG_INFINITY, f32::max);
-            scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-            for &(w, i) in scored.iter().take(config.moves_per_node) {
-                let kid = &kids[i];
-                let steps = vec![Step {
-                    m: kid.m,
-                    cell: Some(cell as u32),
-                    kind: StepKind::Written,
-                }];
-                offer(
-                    &mut pending,
-                    &mut pending_best,
-                    config,
-                    cell + 1,
-                    node_id,
-                    base,
-                    w,
-                    steps,
-                    &kid.pos,
-                    node.ply + 1,
-                    kid.m,
-                );
+            let best_fit = search.extend(node_id, node, &kids, cell);
+            let fits_nothing = best_fit <= cells[cell].unreadable_log_likelihood() + 1.0;
+            if rank == 0 {
+                uninformative[cell] = fits_nothing;
             }
-            let needs_repair = best_here < config.repair_below && rank < config.repair_from_best;
-            if !needs_repair {
+            if best_fit >= config.repair_below || rank >= config.repair_from_best {
                 continue;
             }
-            repair(
-                &mut scorer,
-                &mut pending,
-                &mut pending_best,
-                config,
-                node_id,
-                node,
-                &kids,
-                cell,
-                n,
-            );
+            search.repair(node_id, node, &kids, cell, !fits_nothing);
+            if fits_nothing {
+                continue;
+            }
+            // A move skipped one cell earlier shows only now, when the cell after a coincidental
+            // match fits nothing: re-explain the previous cell and this one from the ancestor.
+            let parent = node.best_in.map(|e| &lattice.edges[e as usize]);
+            let written_alone = |e: &&Edge| {
+                e.steps.len() == 1 && e.steps.first().is_some_and(|s| s.kind == StepKind::Written)
+            };
+            if let Some(edge) = parent.filter(written_alone) {
+                if repaired_ancestors.insert(edge.src) {
+                    search.skip_before_previous(edge.src, &lattice.nodes[edge.src as usize], cell);
+                }
+            }
         }
     }
     if lattice.finals.is_empty() {
@@ -273,218 +405,313 @@ pub(crate) fn search<E: CellEvidence>(
     lattice
 }
 
-#[allow(clippy::too_many_arguments)]
-fn repair<E: CellEvidence>(
-    scorer: &mut Scorer<'_, E>,
-    pending: &mut [HashMap<(u64, u32), Candidate>],
-    pending_best: &mut [f32],
-    config: &DecoderConfig,
-    node_id: u32,
-    node: &Node,
-    kids: &[Child],
-    cell: usize,
-    n: usize,
-) {
-    let base = node.best;
-    let slips = &config.slips;
-    // The player skipped one move: it was played, the cell holds the move after it.
-    for skipped in kids {
-        for kid in children(&skipped.pos, Some(skipped.m.to()), config) {
-            let w = slips.skipped_move
-                + skipped.log_prior
-                + kid.log_prior
-                + scorer.score(cell, &kid.facts);
-            let steps = vec![
-                Step {
-                    m: skipped.m,
-                    cell: None,
-                    kind: StepKind::Skipped,
-                },
-                Step {
-                    m: kid.m,
-                    cell: Some(cell as u32),
-                    kind: StepKind::Written,
-                },
-            ];
-            offer(
-                pending,
-                pending_best,
-                config,
+impl<E: CellEvidence> Search<'_, E> {
+    /// Offers `kid`, a move from `pos` read from cell `fit_cell`, reaching layer `layer` by an
+    /// edge from `src` whose other terms weigh `rest`. Plays the move only if its optimistic
+    /// score can make the layer.
+    #[allow(clippy::too_many_arguments)]
+    fn offer_move(
+        &mut self,
+        layer: usize,
+        src: u32,
+        base: f32,
+        rest: f32,
+        pos: &Chess,
+        kid: &Child,
+        fit_cell: usize,
+        steps: &[Step],
+        ply: u32,
+    ) {
+        let optimistic = rest + self.scorer.score(fit_cell, &kid.facts);
+        if !self.pending.may_enter(layer, base + optimistic) {
+            return;
+        }
+        let settled = settle(pos, kid);
+        let w = rest + self.scorer.score(fit_cell, &settled.facts);
+        self.pending
+            .offer(layer, src, base, w, steps, settled.key, ply);
+    }
+
+    /// Offers the moves of `node` that fit `cell` best; returns how well the best one fits.
+    fn extend(&mut self, node_id: u32, node: &Node, kids: &[Child], cell: usize) -> f32 {
+        let mut scored: Vec<(f32, f32, usize)> = kids
+            .iter()
+            .enumerate()
+            .map(|(i, kid)| {
+                let fit = self.scorer.score(cell, &kid.facts);
+                (kid.log_prior + fit, fit, i)
+            })
+            .collect();
+        let best_fit = scored.iter().map(|s| s.1).fold(f32::NEG_INFINITY, f32::max);
+        scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        let node_best = scored.first().map_or(f32::NEG_INFINITY, |s| s.0);
+        for (rank, &(w, _, i)) in scored.iter().enumerate() {
+            if rank >= self.config.moves_per_node && w < node_best - self.config.node_margin {
+                break;
+            }
+            let kid = &kids[i];
+            let step = Step {
+                m: kid.m,
+                cell: Some(cell as u32),
+                kind: StepKind::Written,
+            };
+            self.offer_move(
                 cell + 1,
                 node_id,
-                base,
-                w,
-                steps,
-                &kid.pos,
-                node.ply + 2,
-                kid.m,
+                node.best,
+                kid.log_prior,
+                &node.pos,
+                kid,
+                cell,
+                &[step],
+                node.ply + 1,
             );
         }
+        best_fit
     }
-    // A whole row skipped: two moves played unwritten, among the likeliest by the prior.
-    let mut likely: Vec<&Child> = kids.iter().collect();
-    likely.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
-    for first in likely.iter().take(config.row_skip_candidates) {
-        let mut seconds = children(&first.pos, Some(first.m.to()), config);
-        seconds.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
-        for second in seconds.iter().take(config.row_skip_candidates) {
-            for kid in children(&second.pos, Some(second.m.to()), config) {
-                let w = slips.skipped_row
-                    + first.log_prior
-                    + second.log_prior
-                    + kid.log_prior
-                    + scorer.score(cell, &kid.facts);
-                let steps = vec![
-                    Step {
-                        m: first.m,
-                        cell: None,
-                        kind: StepKind::Skipped,
-                    },
-                    Step {
-                        m: second.m,
-                        cell: None,
-                        kind: StepKind::Skipped,
-                    },
-                    Step {
-                        m: kid.m,
-                        cell: Some(cell as u32),
-                        kind: StepKind::Written,
-                    },
+
+    /// The slips that may explain a cell no legal move fits: a skipped move or row, a junk cell,
+    /// two cells swapped.
+    fn repair(&mut self, node_id: u32, node: &Node, kids: &[Child], cell: usize, try_skips: bool) {
+        let config = self.config;
+        let slips = &config.slips;
+        let base = node.best;
+        let written = |m: Move, cell: usize, kind: StepKind| Step {
+            m,
+            cell: Some(cell as u32),
+            kind,
+        };
+        let skipped = |m: Move| Step {
+            m,
+            cell: None,
+            kind: StepKind::Skipped,
+        };
+        if try_skips {
+            // The player skipped one move: it was played, the cell holds the move after it.
+            for first in kids {
+                let first_pos = after(&node.pos, first.m);
+                for kid in children(&first_pos, Some(first.m.to()), config) {
+                    let rest = slips.skipped_move + first.log_prior + kid.log_prior;
+                    let steps = [skipped(first.m), written(kid.m, cell, StepKind::Written)];
+                    self.offer_move(
+                        cell + 1,
+                        node_id,
+                        base,
+                        rest,
+                        &first_pos,
+                        &kid,
+                        cell,
+                        &steps,
+                        node.ply + 2,
+                    );
+                }
+            }
+            // A whole row skipped: two moves played unwritten, among the likeliest by the prior.
+            let mut likely: Vec<&Child> = kids.iter().collect();
+            likely.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
+            for first in likely.iter().take(config.row_skip_candidates) {
+                let first_pos = after(&node.pos, first.m);
+                let mut seconds = children(&first_pos, Some(first.m.to()), config);
+                seconds.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
+                for second in seconds.iter().take(config.row_skip_candidates) {
+                    let second_pos = after(&first_pos, second.m);
+                    for kid in children(&second_pos, Some(second.m.to()), config) {
+                        let rest =
+                            slips.skipped_row + first.log_prior + second.log_prior + kid.log_prior;
+                        let steps = [
+                            skipped(first.m),
+                            skipped(second.m),
+                            written(kid.m, cell, StepKind::Written),
+                        ];
+                        self.offer_move(
+                            cell + 1,
+                            node_id,
+                            base,
+                            rest,
+                            &second_pos,
+                            &kid,
+                            cell,
+                            &steps,
+                            node.ply + 3,
+                        );
+                    }
+                }
+            }
+        }
+        if cell + 1 >= self.cells {
+            return;
+        }
+        // This cell holds no move; the move is in the next one.
+        let junk = slips.junk_cell + self.scorer.cells[cell].unreadable_log_likelihood();
+        for kid in kids {
+            let steps = [written(kid.m, cell + 1, StepKind::AfterJunkCell)];
+            self.offer_move(
+                cell + 2,
+                node_id,
+                base,
+                junk + kid.log_prior,
+                &node.pos,
+                kid,
+                cell + 1,
+                &steps,
+                node.ply + 1,
+            );
+        }
+        // This cell and the next were written in swapped order.
+        let by_next = self.best_fits(&node.pos, kids, cell + 1, config.swap_candidates);
+        for (first_fit, first, first_pos) in by_next {
+            for kid in children(&first_pos, Some(first.m.to()), config) {
+                let rest = slips.swapped_cells + first.log_prior + first_fit + kid.log_prior;
+                let steps = [
+                    written(first.m, cell + 1, StepKind::Swapped),
+                    written(kid.m, cell, StepKind::Swapped),
                 ];
-                offer(
-                    pending,
-                    pending_best,
-                    config,
-                    cell + 1,
+                self.offer_move(
+                    cell + 2,
                     node_id,
                     base,
-                    w,
-                    steps,
-                    &kid.pos,
-                    node.ply + 3,
-                    kid.m,
+                    rest,
+                    &first_pos,
+                    &kid,
+                    cell,
+                    &steps,
+                    node.ply + 2,
                 );
             }
         }
     }
-    if cell + 1 >= n {
-        return;
-    }
-    // This cell holds no move; the move is in the next one.
-    for kid in kids {
-        let w = slips.junk_cell + kid.log_prior + scorer.score(cell + 1, &kid.facts);
-        let steps = vec![Step {
-            m: kid.m,
-            cell: Some(cell as u32 + 1),
-            kind: StepKind::AfterJunkCell,
-        }];
-        offer(
-            pending,
-            pending_best,
-            config,
-            cell + 2,
-            node_id,
-            base,
-            w,
-            steps,
-            &kid.pos,
-            node.ply + 1,
-            kid.m,
-        );
-    }
-    // This cell and the next were written in swapped order.
-    let mut by_next: Vec<(f32, &Child)> = kids
-        .iter()
-        .map(|k| (scorer.score(cell + 1, &k.facts), k))
-        .collect();
-    by_next.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for &(first_score, first) in by_next.iter().take(config.swap_candidates) {
-        for kid in children(&first.pos, Some(first.m.to()), config) {
-            let w = slips.swapped_cells
-                + first.log_prior
-                + first_score
-                + kid.log_prior
-                + scorer.score(cell, &kid.facts);
-            let steps = vec![
-                Step {
-                    m: first.m,
-                    cell: Some(cell as u32 + 1),
-                    kind: StepKind::Swapped,
-                },
-                Step {
-                    m: kid.m,
-                    cell: Some(cell as u32),
-                    kind: StepKind::Swapped,
-                },
-            ];
-            offer(
-                pending,
-                pending_best,
-                config,
-                cell + 2,
-                node_id,
-                base,
-                w,
-                steps,
-                &kid.pos,
-                node.ply + 2,
-                kid.m,
-            );
+
+    /// From `ancestor` (at `cell - 1`): a skipped move, then the moves of cells `cell - 1` and
+    /// `cell`, each among the few that fit its cell best.
+    fn skip_before_previous(&mut self, ancestor_id: u32, ancestor: &Node, cell: usize) {
+        let config = self.config;
+        let keep = config.swap_candidates;
+        for first in children(&ancestor.pos, ancestor.last_to, config) {
+            let first_pos = after(&ancestor.pos, first.m);
+            let seconds_all = children(&first_pos, Some(first.m.to()), config);
+            for (second_fit, second, second_pos) in
+                self.best_fits(&first_pos, &seconds_all, cell - 1, keep)
+            {
+                let thirds = children(&second_pos, Some(second.m.to()), config);
+                for (third_fit, third, _) in self.best_fits(&second_pos, &thirds, cell, keep) {
+                    let w = config.slips.skipped_move
+                        + first.log_prior
+                        + second.log_prior
+                        + second_fit
+                        + third.log_prior
+                        + third_fit;
+                    let steps = [
+                        Step {
+                            m: first.m,
+                            cell: None,
+                            kind: StepKind::Skipped,
+                        },
+                        Step {
+                            m: second.m,
+                            cell: Some(cell as u32 - 1),
+                            kind: StepKind::Written,
+                        },
+                        Step {
+                            m: third.m,
+                            cell: Some(cell as u32),
+                            kind: StepKind::Written,
+                        },
+                    ];
+                    let key = zobrist(&after(&second_pos, third.m));
+                    self.pending.offer(
+                        cell + 1,
+                        ancestor_id,
+                        ancestor.best,
+                        w,
+                        &steps,
+                        key,
+                        ancestor.ply + 3,
+                    );
+                }
+            }
         }
     }
+
+    /// The `keep` moves of `kids` (from `pos`) that fit `cell` best, played out, with their
+    /// settled fits.
+    fn best_fits<'k>(
+        &mut self,
+        pos: &Chess,
+        kids: &'k [Child],
+        cell: usize,
+        keep: usize,
+    ) -> Vec<(f32, &'k Child, Chess)> {
+        let mut ranked: Vec<(f32, &Child)> = kids
+            .iter()
+            .map(|k| (self.scorer.score(cell, &k.facts), k))
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+        ranked
+            .into_iter()
+            .take(keep)
+            .map(|(_, kid)| {
+                let settled = settle(pos, kid);
+                (self.scorer.score(cell, &settled.facts), kid, settled.pos)
+            })
+            .collect()
+    }
 }
 
-/// Proposes reaching `pos` at layer `cell` from `src` with edge weight `w`.
-#[allow(clippy::too_many_arguments)]
-fn offer(
-    pending: &mut [HashMap<(u64, u32), Candidate>],
-    pending_best: &mut [f32],
-    config: &DecoderConfig,
-    cell: usize,
-    src: u32,
-    base: f32,
-    w: f32,
-    steps: Vec<Step>,
-    pos: &Chess,
-    ply: u32,
-    last: Move,
-) {
-    let score = base + w;
-    if score < pending_best[cell] - config.beam_margin {
-        return;
-    }
-    pending_best[cell] = pending_best[cell].max(score);
-    let key = position_key(pos, ply);
-    let entry = pending[cell].entry(key).or_insert_with(|| Candidate {
-        pos: pos.clone(),
-        ply,
-        last_to: Some(last.to()),
-        best: f32::NEG_INFINITY,
-        best_in: 0,
-        incoming: Vec::new(),
-    });
-    if score > entry.best {
-        entry.best = score;
-        entry.best_in = entry.incoming.len();
-    }
-    entry.incoming.push((src, w, steps));
-}
-
-/// Keeps the best candidates of a layer as nodes, with their edges.
+/// Keeps the best candidates of a layer as nodes, with their edges, replaying each kept
+/// candidate's position from its best edge. Besides the `width` best, the best candidate of
+/// each lineage that branched off 8, 16 or 32 edges back is kept (up to `lineage_extras`), so
+/// that a world which fell behind on a misread cell long ago survives until later cells can
+/// vindicate it.
 fn admit(
     lattice: &mut Lattice,
     candidates: HashMap<(u64, u32), Candidate>,
     cell: u32,
+    width: usize,
     config: &DecoderConfig,
 ) -> Vec<u32> {
     let mut list: Vec<Candidate> = candidates.into_values().collect();
-    list.sort_by(|a, b| b.best.total_cmp(&a.best));
+    list.sort_unstable_by(|a, b| b.best.total_cmp(&a.best));
     let top = list.first().map_or(f32::NEG_INFINITY, |c| c.best);
-    list.truncate(config.beam_width);
-    list.retain(|c| c.best >= top - config.beam_margin);
-    let mut ids = Vec::with_capacity(list.len());
-    for cand in list {
+    let lineage_of = |lattice: &Lattice, cand: &Candidate| -> [u32; LINEAGE_DEPTHS] {
+        let parent = cand.incoming[cand.best_in].0;
+        let mut lineage = [parent; LINEAGE_DEPTHS];
+        for j in 1..LINEAGE_DEPTHS {
+            lineage[j] = lattice.nodes[lineage[j - 1] as usize].lineage[j - 1];
+        }
+        lineage
+    };
+    let mut kept: Vec<(Candidate, [u32; LINEAGE_DEPTHS])> =
+        Vec::with_capacity(width + config.lineage_extras);
+    let mut seen: rustc_hash::FxHashSet<(usize, u32)> = Default::default();
+    let mut extras = 0;
+    for (rank, cand) in list.into_iter().enumerate() {
+        if cand.best < top - config.beam_margin {
+            break;
+        }
+        let lineage = lineage_of(lattice, &cand);
+        let mut new_lineage = false;
+        for (j, ancestor) in lineage.iter().enumerate().skip(3) {
+            new_lineage |= seen.insert((j, *ancestor));
+        }
+        if rank < width {
+            kept.push((cand, lineage));
+        } else if new_lineage && extras < config.lineage_extras {
+            extras += 1;
+            kept.push((cand, lineage));
+        } else if extras >= config.lineage_extras {
+            break;
+        }
+    }
+    let mut ids = Vec::with_capacity(kept.len());
+    for (cand, lineage) in kept {
         let id = lattice.nodes.len() as u32;
+        let (src, _, steps) = cand.incoming[cand.best_in];
+        let mut pos = lattice.nodes[src as usize].pos.clone();
+        let mut last_to = None;
+        for step in steps.iter() {
+            pos.play_unchecked(step.m);
+            last_to = Some(step.m.to());
+        }
         let mut incoming = Vec::with_capacity(cand.incoming.len());
         let mut best_in = None;
         for (i, (src, weight, steps)) in cand.incoming.into_iter().enumerate() {
@@ -501,13 +728,14 @@ fn admit(
             }
         }
         lattice.nodes.push(Node {
-            pos: cand.pos,
+            pos,
             ply: cand.ply,
             cell,
-            last_to: cand.last_to,
+            last_to,
             best: cand.best,
             best_in,
             incoming,
+            lineage,
         });
         ids.push(id);
     }
@@ -590,4 +818,32 @@ pub(crate) fn log_add(a: f32, b: f32) -> f32 {
     }
     let (hi, lo) = if a > b { (a, b) } else { (b, a) };
     hi + (lo - hi).exp().ln_1p()
+}
+
+/// The score the search gives the path that reads move `i` from cell `i` for every `i`: a
+/// lower bound on the best score, for checking the search (a best path scoring below it
+/// is a search error, not a model error).
+pub(crate) fn aligned_score<E: CellEvidence>(
+    cells: &[E],
+    start: &Chess,
+    lang: &Language,
+    moves: &[Move],
+    config: &DecoderConfig,
+) -> Option<f32> {
+    if cells.len() != moves.len() {
+        return None;
+    }
+    let mut scorer = Scorer::new(cells, lang, config);
+    let mut pos = start.clone();
+    let mut last_to = None;
+    let mut total = 0.0;
+    for (cell, &m) in moves.iter().enumerate() {
+        let kid = children(&pos, last_to, config)
+            .into_iter()
+            .find(|k| k.m == m)?;
+        total += kid.log_prior + scorer.score(cell, &settle(&pos, &kid).facts);
+        pos.play_unchecked(m);
+        last_to = Some(m.to());
+    }
+    Some(total)
 }

@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap as HashMap;
 use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 
 pub use channel::{Channel, ChannelCosts};
-pub use evidence::{CellEvidence, TypedCell, TYPED_UNREADABLE_COST};
+pub use evidence::{CellEvidence, TypedCell};
 pub use lattice::StepKind;
 pub use prior::MovePrior;
 pub use transcript::{Transcript, TranscriptError};
@@ -51,10 +51,19 @@ impl Default for SlipCosts {
 pub struct DecoderConfig {
     /// Distinct positions kept per cell.
     pub beam_width: usize,
+    /// Positions kept after a cell no move fits (illegible, a scrawl), where only the prior
+    /// ranks them.
+    pub wide_beam_width: usize,
+    /// How many cells after such a cell keep the wide beam.
+    pub wide_beam_cells: usize,
+    /// Positions kept beyond the beam width to keep lineages that branched long ago alive.
+    pub lineage_extras: usize,
     /// Hypotheses this many nats behind the best are dropped.
     pub beam_margin: f32,
-    /// Best-scoring moves of each kept position carried to the next cell.
+    /// Best-scoring moves of each kept position carried to the next cell, and more while they
+    /// score within `node_margin` nats of the best (all of them at an illegible cell).
     pub moves_per_node: usize,
+    pub node_margin: f32,
     pub style: Style,
     pub prior: MovePrior,
     pub prior_weight: f32,
@@ -82,13 +91,17 @@ impl Default for DecoderConfig {
     fn default() -> DecoderConfig {
         DecoderConfig {
             beam_width: 24,
-            beam_margin: 18.0,
-            moves_per_node: 10,
+            wide_beam_width: 128,
+            wide_beam_cells: 3,
+            lineage_extras: 16,
+            beam_margin: 30.0,
+            moves_per_node: 3,
+            node_margin: 4.0,
             style: Style::default(),
             prior: MovePrior::default(),
             prior_weight: 1.0,
             slips: SlipCosts::default(),
-            repair_below: -3.0,
+            repair_below: -6.0,
             repair_from_best: 3,
             swap_candidates: 3,
             row_skip_candidates: 4,
@@ -287,7 +300,7 @@ fn game_from_lattice<E: CellEvidence>(
             continue;
         }
         let p = (a + config.temperature * edge.weight + b - total).exp();
-        if !(p > 1e-5) {
+        if p.is_nan() || p <= 1e-5 {
             continue;
         }
         let src = &lattice.nodes[edge.src as usize];
@@ -306,7 +319,7 @@ fn game_from_lattice<E: CellEvidence>(
     let mut moves = Vec::new();
     let mut used = vec![false; cells.len()];
     for e in lattice.best_path() {
-        for step in &lattice.edges[e as usize].steps {
+        for step in lattice.edges[e as usize].steps.iter() {
             let ply = moves.len();
             let uci = UciMove::from_move(step.m, start.castling_mode).to_string();
             let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
@@ -382,6 +395,19 @@ fn end_state(pos: &Chess) -> (EndState, String) {
         Outcome::Unknown => "*".to_string(),
     };
     (end, result)
+}
+
+/// The score of reading move `i` of `moves` from cell `i`, for every cell, in `lang`: what the
+/// decoder's best path must at least reach if its search is exact. `None` when the counts
+/// differ or a move is illegal.
+pub fn aligned_score<E: CellEvidence>(
+    cells: &[E],
+    start: &StartPosition,
+    lang: &Language,
+    moves: &[shakmaty::Move],
+    config: &DecoderConfig,
+) -> Option<f32> {
+    lattice::aligned_score(cells, &start.position, lang, moves, config)
 }
 
 /// Sums log-probabilities (used by the benchmark's calibration check).

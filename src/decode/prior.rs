@@ -3,9 +3,10 @@
 
 use shakmaty::{Role, Square};
 
-use crate::notation::{Check, MoveFacts};
+use crate::notation::MoveFacts;
 
-/// Log-linear weights of move features; the prior of a move is the softmax of its weight over
+/// Log-linear weights of move features (not check: the decoder ranks moves before it plays
+/// them to see which check); the prior of a move is the softmax of its weight over
 /// the legal moves. Fitted on the master and Lichess games of `shared/data/games` by the
 /// `fit-prior` mode of the bench binary (see README).
 #[derive(Debug, Clone, PartialEq)]
@@ -14,7 +15,6 @@ pub struct MovePrior {
     pub castle: f32,
     pub capture: f32,
     pub recapture: f32,
-    pub check: f32,
     pub queen_promotion: f32,
     pub under_promotion: f32,
 }
@@ -27,7 +27,6 @@ impl Default for MovePrior {
             castle: 2.2,
             capture: 0.9,
             recapture: 1.7,
-            check: 0.6,
             queen_promotion: 2.5,
             under_promotion: -3.0,
         }
@@ -45,9 +44,6 @@ impl MovePrior {
             if Some(facts.to) == last_to {
                 w += self.recapture;
             }
-        }
-        if facts.check != Check::None {
-            w += self.check;
         }
         match facts.promotion {
             Some(Role::Queen) => w += self.queen_promotion,

@@ -1,9 +1,9 @@
 //! Transcripts: a scoresheet's cells as text, one move number per line.
 //!
 //! ```text
-//! 1	e4	e5
-//! 2	Nf3	?
-//! 3	Bb5
+//! 1<TAB>e4<TAB>e5
+//! 2<TAB>Nf3<TAB>?
+//! 3<TAB>Bb5
 //! ```
 //! Cells are separated by a TAB; an empty cell is empty, `?` marks an illegible one, and Black's
 //! last cell may be absent. Lines that are blank or start with `%` are ignored. A result written

@@ -10,6 +10,9 @@ pub enum Check {
     None,
     Check,
     Mate,
+    /// Not worked out yet: every suffix is allowed at no cost, so a score computed with it is an
+    /// upper bound of the true one (the decoder ranks moves so before playing the best ones).
+    Unknown,
 }
 
 impl Check {
@@ -54,12 +57,20 @@ impl MoveFacts {
     /// Facts of `m`, one of `legal` (the position's legal moves, passed in so that a caller
     /// scoring every legal move generates them once); `check` is what `m` does to the opponent.
     pub fn new(m: Move, legal: &MoveList, check: Check) -> MoveFacts {
-        let (needs_file, needs_rank) = match San::disambiguate(m, legal) {
-            San::Normal {
-                file, rank, role, ..
-            } if role != Role::Pawn => (file.is_some(), rank.is_some()),
-            _ => (false, false),
-        };
+        MoveFacts::with_rivals(m, legal, &Rivals::of(legal), check)
+    }
+
+    /// As [`MoveFacts::new`], with the rival counts of `legal` computed once for all its moves.
+    pub fn with_rivals(m: Move, legal: &MoveList, rivals: &Rivals, check: Check) -> MoveFacts {
+        let (needs_file, needs_rank) =
+            if m.role() == Role::Pawn || m.is_castle() || rivals.count(m) <= 1 {
+                (false, false)
+            } else {
+                match San::disambiguate(m, legal) {
+                    San::Normal { file, rank, .. } => (file.is_some(), rank.is_some()),
+                    _ => (false, false),
+                }
+            };
         let castle = m.castling_side();
         let to = match castle {
             Some(side) => Square::from_coords(side.king_to_file(), m.to().rank()),
@@ -77,6 +88,26 @@ impl MoveFacts {
             needs_rank,
             check,
         }
+    }
+}
+
+/// How many legal moves of each piece type go to each square: a move needs a disambiguation
+/// in SAN only when it has a rival.
+#[derive(Debug, Clone)]
+pub struct Rivals([[u8; 64]; 6]);
+
+impl Rivals {
+    pub fn of(legal: &MoveList) -> Rivals {
+        let mut counts = [[0u8; 64]; 6];
+        for m in legal.iter().filter(|m| !m.is_castle()) {
+            let slot = &mut counts[m.role() as usize - 1][m.to() as usize];
+            *slot = slot.saturating_add(1);
+        }
+        Rivals(counts)
+    }
+
+    fn count(&self, m: Move) -> u8 {
+        self.0[m.role() as usize - 1][m.to() as usize]
     }
 }
 
@@ -154,7 +185,7 @@ pub fn canonical(facts: &MoveFacts, lang: &Language) -> String {
         out.push_str(lang.letter(promo).unwrap_or("Q"));
     }
     match facts.check {
-        Check::None => {}
+        Check::None | Check::Unknown => {}
         Check::Check => out.push('+'),
         Check::Mate => out.push('#'),
     }
@@ -204,43 +235,72 @@ pub fn for_each_form(
     style: &Style,
     emit: &mut impl FnMut(&str, f32),
 ) {
+    let checks = check_marks(facts.check, style);
+    let mut text = String::with_capacity(16);
+    for_each_body(facts, lang, style, &mut |body, body_weight| {
+        for &(check, check_weight) in checks.iter().filter(|c| c.1 > f32::NEG_INFINITY) {
+            text.clear();
+            text.push_str(body);
+            text.push_str(check);
+            emit(&text, body_weight + check_weight);
+        }
+    });
+}
+
+/// Every way of writing the move without its check mark (the move, a promotion, an `e.p.`),
+/// with its weight: [`for_each_form`] is these times [`check_marks`].
+pub fn for_each_body(
+    facts: &MoveFacts,
+    lang: &Language,
+    style: &Style,
+    emit: &mut impl FnMut(&str, f32),
+) {
     let mut bodies: Vec<(String, f32)> = Vec::with_capacity(16);
     body_forms(facts, lang, style, &mut bodies);
-
     let promotions = promotion_suffixes(facts, lang, style);
-    let none = [("", 0.0), ("+", style.check_false)];
-    let check = [("+", style.check_marked), ("", style.check_unmarked)];
-    let mate = [
-        ("#", style.mate_hash),
-        ("++", style.mate_double_plus),
-        ("+", style.mate_plus),
-        ("", style.mate_unmarked),
-    ];
-    let checks: &[(&str, f32)] = match facts.check {
-        Check::None => &none,
-        Check::Check => &check,
-        Check::Mate => &mate,
-    };
     let en_passant: &[(&str, f32)] = if facts.en_passant {
         &[("", 0.0), ("e.p.", style.en_passant_marked)]
     } else {
         &[("", 0.0)]
     };
-
     let mut text = String::with_capacity(16);
     for (body, body_weight) in &bodies {
         for (promo, promo_weight) in &promotions {
             for (ep, ep_weight) in en_passant {
-                for (check, check_weight) in checks {
-                    text.clear();
-                    text.push_str(body);
-                    text.push_str(promo);
-                    text.push_str(ep);
-                    text.push_str(check);
-                    emit(&text, body_weight + promo_weight + ep_weight + check_weight);
-                }
+                text.clear();
+                text.push_str(body);
+                text.push_str(promo);
+                text.push_str(ep);
+                emit(&text, body_weight + promo_weight + ep_weight);
             }
         }
+    }
+}
+
+/// The check marks a player may write after a move that does `check`, with their weights.
+/// [`Check::Unknown`] allows every mark at no cost.
+pub fn check_marks(check: Check, style: &Style) -> [(&'static str, f32); 4] {
+    const NEVER: f32 = f32::NEG_INFINITY;
+    match check {
+        Check::None => [
+            ("", 0.0),
+            ("+", style.check_false),
+            ("#", NEVER),
+            ("++", NEVER),
+        ],
+        Check::Check => [
+            ("+", style.check_marked),
+            ("", style.check_unmarked),
+            ("#", NEVER),
+            ("++", NEVER),
+        ],
+        Check::Mate => [
+            ("#", style.mate_hash),
+            ("++", style.mate_double_plus),
+            ("+", style.mate_plus),
+            ("", style.mate_unmarked),
+        ],
+        Check::Unknown => [("", 0.0), ("+", 0.0), ("#", 0.0), ("++", 0.0)],
     }
 }
 

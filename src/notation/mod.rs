@@ -8,7 +8,9 @@
 mod forms;
 mod language;
 
-pub use forms::{canonical, for_each_form, Check, MoveFacts, Style};
+pub use forms::{
+    canonical, check_marks, for_each_body, for_each_form, Check, MoveFacts, Rivals, Style,
+};
 pub use language::{distinct_languages, Language, LANGUAGES, PIECE_ORDER};
 
 use shakmaty::{Chess, Move, Position};
@@ -52,9 +54,15 @@ impl Written {
 /// Every legal move of `pos` with the facts that decide how it is written.
 pub fn legal_moves_with_facts(pos: &Chess) -> Vec<(Move, MoveFacts)> {
     let legal = pos.legal_moves();
+    let rivals = Rivals::of(&legal);
     legal
         .iter()
-        .map(|&m| (m, MoveFacts::new(m, &legal, Check::after(pos, m))))
+        .map(|&m| {
+            (
+                m,
+                MoveFacts::with_rivals(m, &legal, &rivals, Check::after(pos, m)),
+            )
+        })
         .collect()
 }
 

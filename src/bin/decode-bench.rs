@@ -1,0 +1,397 @@
+//! Decoder benchmark: move accuracy, speed and calibration on transcripts generated from real
+//! games, beside a naive decoder, by noise level and language.
+//!
+//! `cargo run --release --bin decode-bench -- [--games N] [--langs en,de,…|all] [--seed S]`
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use scoresheet::decode::{
+    decode, CellEvidence, Channel, DecoderConfig, Game, LanguageChoice, MovePrior, TypedCell,
+};
+use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
+use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, LANGUAGES};
+use scoresheet::start::StartPosition;
+use scoresheet::synth::{write_transcript, Noise, Rng, Writer};
+use shakmaty::{uci::UciMove, CastlingMode, Chess, Move, Position};
+
+struct Args {
+    games: usize,
+    langs: Vec<&'static Language>,
+    seed: u64,
+    pgn: PathBuf,
+    skip_games: usize,
+    naive: bool,
+    show_failures: bool,
+    beam: Option<usize>,
+    overrides: Vec<(String, f32)>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        games: 12,
+        langs: LANGUAGES.iter().collect(),
+        seed: 1,
+        pgn: shared_data_dir().join("games/masters.pgn.gz"),
+        skip_games: 0,
+        naive: true,
+        show_failures: false,
+        beam: None,
+        overrides: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--games" => args.games = value()?.parse().map_err(|e| format!("--games: {e}"))?,
+            "--seed" => args.seed = value()?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--pgn" => args.pgn = value()?.into(),
+            "--skip-games" => {
+                args.skip_games = value()?.parse().map_err(|e| format!("--skip-games: {e}"))?
+            }
+            "--no-naive" => args.naive = false,
+            "--show-failures" => args.show_failures = true,
+            "--set" => {
+                let v = value()?;
+                let (k, x) = v.split_once('=').ok_or("--set takes NAME=VALUE")?;
+                args.overrides.push((
+                    k.to_string(),
+                    x.parse().map_err(|e| format!("--set {k}: {e}"))?,
+                ));
+            }
+            "--beam" => args.beam = Some(value()?.parse().map_err(|e| format!("--beam: {e}"))?),
+            "--langs" => {
+                let v = value()?;
+                if v != "all" {
+                    args.langs = v
+                        .split(',')
+                        .map(|c| Language::by_code(c).ok_or(format!("unknown language {c}")))
+                        .collect::<Result<_, _>>()?;
+                }
+            }
+            "--help" | "-h" => {
+                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--skip-games N] [--no-naive]");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(args)
+}
+
+/// Greedy nearest legal move by edit distance, told the language: the baseline.
+fn naive_decode(cells: &[TypedCell], lang: &Language) -> Vec<Move> {
+    let channel = Channel::shared();
+    let style = DecoderConfig::default().style;
+    let prior = MovePrior::default();
+    let mut pos = Chess::default();
+    let mut out = Vec::new();
+    let mut last_to = None;
+    for cell in cells {
+        let legal = legal_moves_with_facts(&pos);
+        if legal.is_empty() {
+            break;
+        }
+        let facts: Vec<_> = legal.iter().map(|(_, f)| *f).collect();
+        let mut priors = Vec::new();
+        prior.log_probs(&facts, last_to, &mut priors);
+        let read: Vec<char> = cell.cleaned().chars().collect();
+        let mut best = (f32::INFINITY, f32::NEG_INFINITY, 0);
+        for (i, (_, f)) in legal.iter().enumerate() {
+            let mut d = f32::INFINITY;
+            if !cell.is_illegible() {
+                for_each_form(f, lang, &style, &mut |t, _| {
+                    let t: Vec<char> = t.chars().collect();
+                    d = d.min(channel.distance(&t, &read, f32::INFINITY));
+                });
+            } else {
+                d = 0.0;
+            }
+            if d < best.0 || (d == best.0 && priors[i] > best.1) {
+                best = (d, priors[i], i);
+            }
+        }
+        let m = legal[best.2].0;
+        last_to = Some(m.to());
+        pos.play_unchecked(m);
+        out.push(m);
+    }
+    out
+}
+
+#[derive(Default, Clone)]
+struct Tally {
+    plies: usize,
+    correct: usize,
+    naive_correct: usize,
+    games: usize,
+    exact_games: usize,
+    altered: usize,
+    cells: usize,
+    flagged: usize,
+    unflagged: usize,
+    unflagged_correct: usize,
+    millis: Vec<f64>,
+    /// (confidence, correct) of every decoded move.
+    confidences: Vec<(f32, bool)>,
+    language_right: usize,
+}
+
+impl Tally {
+    fn add(&mut self, o: &Tally) {
+        self.plies += o.plies;
+        self.correct += o.correct;
+        self.naive_correct += o.naive_correct;
+        self.games += o.games;
+        self.exact_games += o.exact_games;
+        self.altered += o.altered;
+        self.cells += o.cells;
+        self.flagged += o.flagged;
+        self.unflagged += o.unflagged;
+        self.unflagged_correct += o.unflagged_correct;
+        self.millis.extend(&o.millis);
+        self.confidences.extend(&o.confidences);
+        self.language_right += o.language_right;
+    }
+}
+
+fn pct(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        100.0 * a as f64 / b as f64
+    }
+}
+
+fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn score_game(game: &Game, truth: &[Move], tally: &mut Tally) {
+    let truth_uci: Vec<String> = truth
+        .iter()
+        .map(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string())
+        .collect();
+    let mut all = true;
+    for (i, t) in truth_uci.iter().enumerate() {
+        let decoded = game.moves.get(i);
+        let right = decoded.is_some_and(|m| &m.uci == t);
+        all &= right;
+        tally.correct += right as usize;
+        if let Some(m) = decoded {
+            tally.confidences.push((m.confidence, right));
+            if m.flagged {
+                tally.flagged += 1;
+            } else {
+                tally.unflagged += 1;
+                tally.unflagged_correct += right as usize;
+            }
+        }
+    }
+    all &= game.moves.len() == truth.len();
+    tally.exact_games += all as usize;
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let wanted = args.skip_games + args.games * args.langs.len().max(1);
+    let games: Vec<PgnGame> = match read_pgn_file(&args.pgn, wanted * 2) {
+        Ok(g) => g
+            .into_iter()
+            .filter(|g| g.moves.len() >= 16)
+            .skip(args.skip_games)
+            .take(wanted)
+            .collect(),
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.pgn.display());
+            std::process::exit(1);
+        }
+    };
+    println!(
+        "decode-bench: {} games from {} ({} per language and level, at most 120 plies each), seed {}",
+        games.len(),
+        args.pgn.display(),
+        args.games,
+        args.seed
+    );
+    let mut config = DecoderConfig::default();
+    for (name, value) in &args.overrides {
+        match name.as_str() {
+            "beam_width" => config.beam_width = *value as usize,
+            "beam_margin" => config.beam_margin = *value,
+            "wide_beam_width" => config.wide_beam_width = *value as usize,
+            "wide_beam_cells" => config.wide_beam_cells = *value as usize,
+            "lineage_extras" => config.lineage_extras = *value as usize,
+            "moves_per_node" => config.moves_per_node = *value as usize,
+            "node_margin" => config.node_margin = *value,
+            "repair_below" => config.repair_below = *value,
+            "repair_from_best" => config.repair_from_best = *value as usize,
+            "prior_weight" => config.prior_weight = *value,
+            "temperature" => config.temperature = *value,
+            "flag_below" => config.flag_below = *value,
+            "skipped_move" => config.slips.skipped_move = *value,
+            "junk_cell" => config.slips.junk_cell = *value,
+            "swapped_cells" => config.slips.swapped_cells = *value,
+            other => {
+                eprintln!("error: --set: unknown setting {other}");
+                std::process::exit(2);
+            }
+        }
+    }
+    if let Some(w) = args.beam {
+        config.beam_width = w;
+        config.beam_margin = 60.0;
+        config.moves_per_node = 12;
+        config.repair_from_best = 6;
+    }
+    let start = StartPosition::standard();
+    let mut overall_by_level = Vec::new();
+    for noise in Noise::LEVELS {
+        let per_lang: Vec<(&Language, Tally)> = args
+            .langs
+            .par_iter()
+            .enumerate()
+            .map(|(li, &lang)| {
+                let mut tally = Tally::default();
+                for gi in 0..args.games {
+                    let game = &games[(li * args.games + gi) % games.len()];
+                    let moves = &game.moves[..game.moves.len().min(120)];
+                    let mut rng = Rng::new(args.seed ^ ((li as u64) << 32) ^ gi as u64 ^ (noise.name.len() as u64 * 977));
+                    let writer = Writer::random(&mut rng);
+                    let t = write_transcript(&start.position, moves, lang, &writer, &noise, &mut rng);
+                    let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
+                    let clock = Instant::now();
+                    let decoded = decode(&cells, &start, LanguageChoice::Auto, &config);
+                    tally.millis.push(clock.elapsed().as_secs_f64() * 1000.0);
+                    tally.language_right += decoded.language.same_letters(lang) as usize;
+                    tally.games += 1;
+                    tally.plies += moves.len();
+                    tally.cells += t.cells.len();
+                    tally.altered += t.altered_cells;
+                    let before = tally.correct;
+                    score_game(&decoded, moves, &mut tally);
+                    if args.show_failures && tally.correct - before < moves.len() {
+                        let mut pos = Chess::default();
+                        let mut lines = vec![format!("FAIL {} {} game {gi} writer: {}", lang.code, noise.name, writer.description)];
+                        for (i, m) in moves.iter().enumerate() {
+                            let truth = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string();
+                            let d = decoded.moves.get(i);
+                            lines.push(format!(
+                                "  ply {:>3} truth {:<8} decoded {:<8} conf {:.3} written {:?} {:?}{}",
+                                i + 1,
+                                truth,
+                                d.map_or("-", |d| d.san.as_str()),
+                                d.map_or(0.0, |d| d.confidence),
+                                d.and_then(|d| d.written.clone()),
+                                d.map(|d| d.kind),
+                                if d.is_some_and(|d| d.san == truth) { "" } else { "   <<<" }
+                            ));
+                        }
+                        lines.push(format!("  cells: {:?}", t.cells));
+                        lines.push(format!(
+                            "  decoded score {:.2}, aligned truth score {:?}",
+                            decoded.score,
+                            scoresheet::decode::aligned_score(&cells, &start, lang, moves, &config)
+                        ));
+                        println!("{}", lines.join("\n"));
+                    }
+                    if args.naive {
+                        let naive = naive_decode(&cells, lang);
+                        tally.naive_correct +=
+                            moves.iter().zip(&naive).filter(|(a, b)| a == b).count();
+                    }
+                }
+                (lang, tally)
+            })
+            .collect();
+        println!(
+            "\n== {} noise: {:.1}% of cells differ from a correct form of the move ==",
+            noise.name,
+            pct(
+                per_lang.iter().map(|t| t.1.altered).sum(),
+                per_lang.iter().map(|t| t.1.cells).sum()
+            )
+        );
+        println!("lang  games  plies  accuracy  naive   exact-games  lang-found  flagged  unflagged-right  median-ms");
+        let mut total = Tally::default();
+        for (lang, t) in &per_lang {
+            println!(
+                "{:<5} {:>5} {:>6} {:>8.2}% {:>6.1}% {:>10.1}% {:>10.1}% {:>7.1}% {:>15.2}% {:>9.1}",
+                lang.code,
+                t.games,
+                t.plies,
+                pct(t.correct, t.plies),
+                pct(t.naive_correct, t.plies),
+                pct(t.exact_games, t.games),
+                pct(t.language_right, t.games),
+                pct(t.flagged, t.flagged + t.unflagged),
+                pct(t.unflagged_correct, t.unflagged),
+                median(&t.millis),
+            );
+            total.add(t);
+        }
+        println!(
+            "ALL   {:>5} {:>6} {:>8.2}% {:>6.1}% {:>10.1}% {:>10.1}% {:>7.1}% {:>15.2}% {:>9.1}",
+            total.games,
+            total.plies,
+            pct(total.correct, total.plies),
+            pct(total.naive_correct, total.plies),
+            pct(total.exact_games, total.games),
+            pct(total.language_right, total.games),
+            pct(total.flagged, total.flagged + total.unflagged),
+            pct(total.unflagged_correct, total.unflagged),
+            median(&total.millis),
+        );
+        println!("calibration (confidence bin: moves, share right):");
+        for (lo, hi) in [
+            (0.0, 0.5),
+            (0.5, 0.7),
+            (0.7, 0.9),
+            (0.9, 0.99),
+            (0.99, 1.01),
+        ] {
+            let bin: Vec<&(f32, bool)> = total
+                .confidences
+                .iter()
+                .filter(|(c, _)| *c >= lo && *c < hi)
+                .collect();
+            let right = bin.iter().filter(|(_, r)| *r).count();
+            let mean = bin.iter().map(|(c, _)| *c as f64).sum::<f64>() / bin.len().max(1) as f64;
+            println!(
+                "  [{lo:.2}, {:.2}): {:>6} moves, mean confidence {:.3}, right {:.3}",
+                hi.min(1.0),
+                bin.len(),
+                mean,
+                right as f64 / bin.len().max(1) as f64
+            );
+        }
+        overall_by_level.push((noise.name, total));
+    }
+    println!("\nsummary: level accuracy naive median-ms p90-ms flagged unflagged-right");
+    for (name, t) in &overall_by_level {
+        let mut ms = t.millis.clone();
+        ms.sort_by(|a, b| a.total_cmp(b));
+        let p90 = ms.get(ms.len() * 9 / 10).copied().unwrap_or(0.0);
+        println!(
+            "  {name:<7} {:.2}% {:.1}% {:.1} {:.1} {:.1}% {:.2}%",
+            pct(t.correct, t.plies),
+            pct(t.naive_correct, t.plies),
+            median(&t.millis),
+            p90,
+            pct(t.flagged, t.flagged + t.unflagged),
+            pct(t.unflagged_correct, t.unflagged)
+        );
+    }
+}
