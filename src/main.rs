@@ -33,7 +33,7 @@ enum Command {
     /// understood: piece letters of 30+ languages, long algebraic, ":" captures, 0-0, e8Q,
     /// e.p., (=). Slips (missing disambiguation, wrong check marks, skipped or swapped moves,
     /// misread letters) are corrected to the legal game and flagged for review.
-    Decode(DecodeArgs),
+    Decode(Box<DecodeArgs>),
     /// List the languages (piece letters) the decoder knows.
     Languages,
 }

@@ -160,15 +160,20 @@ mod tests {
         assert_eq!(rank(518), "RNBQKBNR");
         assert_eq!(rank(0), "BBQNNRKR");
         assert_eq!(rank(959), "RKRNNQBB");
+        assert_eq!(rank(3), "BQNNRKRB");
         assert!(chess960_back_rank(960).is_none());
     }
 
     #[test]
     fn all_960_starts_are_legal_and_distinct() {
+        use shakmaty::Position;
         let mut seen = std::collections::HashSet::new();
         for n in 0..960 {
             let start = StartPosition::chess960(n).unwrap();
-            assert_eq!(start.position.legal_moves().len(), 20, "{n}");
+            // 16 pawn moves, 2 to 4 knight moves, and castling where king and rook stand side by
+            // side with nothing between them.
+            let moves = start.position.legal_moves().len();
+            assert!((18..=21).contains(&moves), "{n}: {moves}");
             assert!(seen.insert(rank(n)));
         }
     }

@@ -231,13 +231,13 @@ mod tests {
         assert!(d("Nf3", "Hf3") < d("Nf3", "Qf3"));
         assert!(d("Bb5", "B65") < d("Bb5", "Bd5") + 1.0);
         assert!(d("Сe2", "Ce2") < 0.5);
-        assert!(d("Крe2", "Kpe2") < 0.5);
+        assert!(d("Крe2", "Kpe2") < 1.0);
     }
 
     #[test]
     fn punctuation_is_cheap_to_drop() {
         assert!(d("Nxf3", "Nf3") < d("Nbf3", "Nf3"));
-        assert!(d("e4+", "e4") < 2.0);
+        assert!(d("e4+", "e4") < d("e45", "e4"));
     }
 
     #[test]
