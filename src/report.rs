@@ -97,12 +97,14 @@ pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
     for (i, m) in game.moves.iter().enumerate() {
         let black = (i % 2 == 1) != black_first;
         let number = first_number as usize + (i + black_first as usize) / 2;
+        let continues_after_comment = black && tokens.last().is_some_and(|t| t.ends_with('}'));
         if !black {
-            tokens.push(format!("{number}."));
-        } else if i == 0 {
-            tokens.push(format!("{number}..."));
+            tokens.push(format!("{number}. {}", m.san));
+        } else if i == 0 || continues_after_comment {
+            tokens.push(format!("{number}... {}", m.san));
+        } else {
+            tokens.push(m.san.clone());
         }
-        tokens.push(m.san.clone());
         let mut comments = Vec::new();
         if m.flagged {
             comments.push(format!("? {}", review_note(m)));
@@ -112,9 +114,6 @@ pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
         }
         for c in comments {
             tokens.push(format!("{{{}}}", escape_comment(&c)));
-            if !black && i + 1 < game.moves.len() {
-                tokens.push(format!("{number}..."));
-            }
         }
     }
     tokens.push(game.result.clone());

@@ -368,13 +368,37 @@ pub(crate) fn search<E: CellEvidence>(
         for (rank, &node_id) in layer.iter().enumerate() {
             let node = &lattice.nodes[node_id as usize];
             let kids = children(&node.pos, node.last_to, config);
+            if kids.is_empty() {
+                // The game is over (mate or stalemate): whatever follows on the sheet is no move.
+                let rest: f32 = (cell..n)
+                    .map(|c| config.slips.junk_cell + cells[c].unreadable_log_likelihood())
+                    .sum();
+                search.pending.offer(
+                    n,
+                    node_id,
+                    node.best,
+                    rest,
+                    &[],
+                    zobrist(&node.pos),
+                    node.ply,
+                );
+                continue;
+            }
             let best_fit = search.extend(node_id, node, &kids, cell);
-            let fits_nothing = best_fit <= cells[cell].unreadable_log_likelihood() + 1.0;
+            let mut fits_nothing = best_fit <= cells[cell].unreadable_log_likelihood() + 1.0;
+            if best_fit >= config.repair_below || rank >= config.repair_from_best {
+                if rank == 0 {
+                    uninformative[cell] = fits_nothing;
+                }
+                continue;
+            }
+            // A cell that fits none of our moves but one of the opponent's says a move was
+            // skipped; one that fits nobody's is a scrawl, where skips explain nothing.
+            if fits_nothing {
+                fits_nothing = search.best_opponent_fit(&node.pos, cell) < config.repair_below;
+            }
             if rank == 0 {
                 uninformative[cell] = fits_nothing;
-            }
-            if best_fit >= config.repair_below || rank >= config.repair_from_best {
-                continue;
             }
             search.repair(node_id, node, &kids, cell, !fits_nothing);
             if fits_nothing {
@@ -630,6 +654,17 @@ impl<E: CellEvidence> Search<'_, E> {
                 }
             }
         }
+    }
+
+    /// How well the best move of the side not to move in `pos` fits `cell`.
+    fn best_opponent_fit(&mut self, pos: &Chess, cell: usize) -> f32 {
+        let Ok(swapped) = pos.clone().swap_turn() else {
+            return f32::NEG_INFINITY;
+        };
+        children(&swapped, None, self.config)
+            .iter()
+            .map(|k| self.scorer.score(cell, &k.facts))
+            .fold(f32::NEG_INFINITY, f32::max)
     }
 
     /// The `keep` moves of `kids` (from `pos`) that fit `cell` best, played out, with their

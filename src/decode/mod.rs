@@ -101,7 +101,7 @@ impl Default for DecoderConfig {
             prior: MovePrior::default(),
             prior_weight: 1.0,
             slips: SlipCosts::default(),
-            repair_below: -6.0,
+            repair_below: -4.5,
             repair_from_best: 3,
             swap_candidates: 3,
             row_skip_candidates: 4,

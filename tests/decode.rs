@@ -1,0 +1,364 @@
+//! Decoder tests on transcripts written from real games (../shared/data/games) and on
+//! hand-made slips.
+
+use scoresheet::decode::{
+    aligned_score, decode, DecoderConfig, EndState, Game, LanguageChoice, StepKind, Transcript,
+    TypedCell,
+};
+use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
+use scoresheet::notation::{Language, LANGUAGES};
+use scoresheet::report::{to_json, to_pgn, PgnTags};
+use scoresheet::start::StartPosition;
+use scoresheet::synth::{write_transcript, Noise, Rng, Writer};
+use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Move, Position};
+
+fn games(n: usize) -> Vec<PgnGame> {
+    let path = shared_data_dir().join("games/masters.pgn.gz");
+    read_pgn_file(&path, n).expect("../shared/data/games/masters.pgn.gz is readable")
+}
+
+fn cells(texts: &[&str]) -> Vec<TypedCell> {
+    texts.iter().map(|t| TypedCell::new(t)).collect()
+}
+
+fn sans(game: &Game) -> Vec<&str> {
+    game.moves.iter().map(|m| m.san.as_str()).collect()
+}
+
+fn truth_sans(start: &Chess, moves: &[Move]) -> Vec<String> {
+    let mut pos = start.clone();
+    moves
+        .iter()
+        .map(|m| SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string())
+        .collect()
+}
+
+fn english() -> LanguageChoice {
+    LanguageChoice::Fixed(Language::by_code("en").unwrap())
+}
+
+fn correct_plies(game: &Game, truth: &[Move], mode: CastlingMode) -> usize {
+    truth
+        .iter()
+        .zip(&game.moves)
+        .filter(|(t, d)| UciMove::from_move(**t, mode).to_string() == d.uci)
+        .count()
+}
+
+#[test]
+fn clean_transcripts_decode_exactly_in_every_language_without_being_told_it() {
+    let games = games(LANGUAGES.len() * 2);
+    let start = StartPosition::standard();
+    let config = DecoderConfig::default();
+    let (mut flagged_moves, mut all_moves) = (0, 0);
+    for (i, lang) in LANGUAGES.iter().enumerate() {
+        for game in &games[2 * i..2 * i + 2] {
+            let moves = &game.moves[..game.moves.len().min(80)];
+            let mut rng = Rng::new(i as u64);
+            let t = write_transcript(
+                &start.position,
+                moves,
+                lang,
+                &Writer::random(&mut rng),
+                &Noise::CLEAN,
+                &mut rng,
+            );
+            let decoded = decode(
+                &cells(&t.cells.iter().map(String::as_str).collect::<Vec<_>>()),
+                &start,
+                LanguageChoice::Auto,
+                &config,
+            );
+            assert_eq!(
+                sans(&decoded),
+                truth_sans(&start.position, moves),
+                "{}: {:?}",
+                lang.code,
+                t.cells
+            );
+            assert!(
+                decoded.language.same_letters(lang),
+                "{} read as {}",
+                lang.code,
+                decoded.language.code
+            );
+            flagged_moves += decoded.flagged().count();
+            all_moves += decoded.moves.len();
+        }
+    }
+    // A clean b5 may still be a misread b6 to a cautious reader, but rarely.
+    assert!(
+        flagged_moves * 100 <= all_moves * 2,
+        "{flagged_moves} of {all_moves} clean moves flagged"
+    );
+}
+
+#[test]
+fn the_search_finds_a_game_at_least_as_likely_as_the_true_one() {
+    let start = StartPosition::standard();
+    let config = DecoderConfig::default();
+    let en = Language::by_code("en").unwrap();
+    let mut search_errors = 0;
+    for (i, game) in games(12).iter().enumerate() {
+        let moves = &game.moves[..game.moves.len().min(60)];
+        let mut rng = Rng::new(100 + i as u64);
+        let noise = Noise {
+            skipped: 0.0,
+            swapped: 0.0,
+            junk_cell: 0.0,
+            ..Noise::MEDIUM
+        };
+        let t = write_transcript(
+            &start.position,
+            moves,
+            en,
+            &Writer::random(&mut rng),
+            &noise,
+            &mut rng,
+        );
+        let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
+        let decoded = decode(&cells, &start, english(), &config);
+        let truth = aligned_score(&cells, &start, en, moves, &config).unwrap();
+        if decoded.score < truth - 1e-3 {
+            eprintln!(
+                "search error in game {i}: found {} < truth {truth}",
+                decoded.score
+            );
+            search_errors += 1;
+        }
+    }
+    // A beam is not exact; this bounds how often it misses a better game (see the README's
+    // known limits).
+    assert!(
+        search_errors <= 4,
+        "{search_errors} of 12 games had a better game than the one found"
+    );
+}
+
+#[test]
+fn medium_noise_keeps_almost_every_move() {
+    let start = StartPosition::standard();
+    let config = DecoderConfig::default();
+    let (mut right, mut total, mut naive_changed) = (0, 0, 0);
+    for (i, game) in games(16).iter().enumerate() {
+        let lang = &LANGUAGES[i % 4];
+        let moves = &game.moves[..game.moves.len().min(80)];
+        let mut rng = Rng::new(7 + i as u64);
+        let t = write_transcript(
+            &start.position,
+            moves,
+            lang,
+            &Writer::random(&mut rng),
+            &Noise::MEDIUM,
+            &mut rng,
+        );
+        naive_changed += t.altered_cells;
+        let decoded = decode(
+            &cells(&t.cells.iter().map(String::as_str).collect::<Vec<_>>()),
+            &start,
+            LanguageChoice::Auto,
+            &config,
+        );
+        right += correct_plies(&decoded, moves, CastlingMode::Standard);
+        total += moves.len();
+    }
+    assert!(
+        naive_changed * 20 > total,
+        "the noise altered too few cells to test anything"
+    );
+    let accuracy = right as f64 / total as f64;
+    assert!(accuracy > 0.9, "medium-noise accuracy {accuracy:.3}");
+}
+
+#[test]
+fn slips_are_repaired_and_flagged() {
+    let start = StartPosition::standard();
+    let config = DecoderConfig::default();
+    let ruy = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
+        "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7",
+    ];
+    let truth: Vec<&str> = ruy.to_vec();
+
+    // A missing disambiguation (Nd7 for Nbd7) and a look-alike misread (B63 for Bb3).
+    let mut written = ruy.to_vec();
+    written[19] = "Nd7";
+    written[12] = "B63";
+    let game = decode(&cells(&written), &start, english(), &config);
+    assert_eq!(sans(&game), truth);
+
+    // An illegible cell whose move the rest of the game pins down (Re1 needs the castled rook).
+    let mut written = ruy.to_vec();
+    written[8] = "?";
+    let game = decode(&cells(&written), &start, english(), &config);
+    assert_eq!(sans(&game), truth);
+    assert!(game.moves[8].flagged);
+
+    // A move the player did not write.
+    let mut written = ruy.to_vec();
+    written.remove(13);
+    let game = decode(&cells(&written), &start, english(), &config);
+    assert_eq!(sans(&game), truth);
+    assert_eq!(game.moves[13].kind, StepKind::Skipped);
+    assert!(game.moves[13].flagged && game.moves[13].cell.is_none());
+
+    // Two moves written in swapped order (a6 cannot be White's fourth move).
+    let mut written = ruy.to_vec();
+    written.swap(4, 5);
+    let game = decode(&cells(&written), &start, english(), &config);
+    assert_eq!(sans(&game), truth);
+    assert!(game.moves[4].flagged && game.moves[5].flagged);
+    assert_eq!(game.moves[4].kind, StepKind::Swapped);
+}
+
+#[test]
+fn mate_and_draw_offer_and_result() {
+    let start = StartPosition::standard();
+    let game = decode(
+        &cells(&["f3", "e5 (=)", "g4", "Qh4++"]),
+        &start,
+        LanguageChoice::Auto,
+        &DecoderConfig::default(),
+    );
+    assert_eq!(sans(&game), ["f3", "e5", "g4", "Qh4#"]);
+    assert_eq!(game.end, EndState::Checkmate);
+    assert_eq!(game.result, "0-1");
+    assert!(game.moves[1].draw_offer);
+    let pgn = to_pgn(&game, &PgnTags::default());
+    assert!(
+        pgn.contains("[Result \"0-1\"]")
+            && pgn.contains("{draw offer}")
+            && pgn.trim_end().ends_with("Qh4# 0-1"),
+        "{pgn}"
+    );
+}
+
+/// Random legal games from a start, for starts no collection covers.
+fn random_game(start: &Chess, plies: usize, rng: &mut Rng) -> Vec<Move> {
+    let mut pos = start.clone();
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        // Prefer castling and captures now and then so that they get exercised.
+        let special: Vec<&Move> = legal
+            .iter()
+            .filter(|m| m.is_castle() || m.is_capture())
+            .collect();
+        let m = if !special.is_empty() && rng.chance(0.4) {
+            *special[rng.below(special.len())]
+        } else {
+            legal[rng.below(legal.len())]
+        };
+        pos.play_unchecked(m);
+        moves.push(m);
+    }
+    moves
+}
+
+#[test]
+fn chess960_starts_decode_with_their_castling() {
+    let config = DecoderConfig::default();
+    let mut castled = 0;
+    for n in [0, 3, 100, 518, 777, 959] {
+        let start = StartPosition::chess960(n).unwrap();
+        let mut rng = Rng::new(n as u64);
+        let moves = random_game(&start.position, 60, &mut rng);
+        castled += moves.iter().filter(|m| m.is_castle()).count();
+        let t = write_transcript(
+            &start.position,
+            &moves,
+            Language::by_code("fr").unwrap(),
+            &Writer::standard(),
+            &Noise::CLEAN,
+            &mut rng,
+        );
+        let decoded = decode(
+            &cells(&t.cells.iter().map(String::as_str).collect::<Vec<_>>()),
+            &start,
+            LanguageChoice::Auto,
+            &config,
+        );
+        assert_eq!(
+            correct_plies(&decoded, &moves, CastlingMode::Chess960),
+            moves.len(),
+            "Chess960 #{n}: {:?}",
+            t.cells
+        );
+        let pgn = to_pgn(&decoded, &PgnTags::default());
+        let tagged = pgn.contains("[Variant \"Chess960\"]") && pgn.contains("[FEN ");
+        assert_eq!(tagged, n != 518, "518 is the standard start: {pgn}");
+    }
+    assert!(
+        castled > 0,
+        "no game castled: the test would not test castling"
+    );
+}
+
+#[test]
+fn fen_start_with_black_to_move() {
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 3 2";
+    let start = StartPosition::from_fen(fen).unwrap();
+    let transcript = Transcript::parse(b"2\t...\tNf6\n3\tNc3\tBb4\n", true).unwrap();
+    let game = decode(
+        &transcript.cells,
+        &start,
+        LanguageChoice::Auto,
+        &DecoderConfig::default(),
+    );
+    assert_eq!(sans(&game), ["Nf6", "Nc3", "Bb4"]);
+    assert_eq!(game.moves[0].ply, 1);
+    let pgn = to_pgn(&game, &PgnTags::default());
+    assert!(pgn.contains("2... Nf6 3. Nc3 Bb4"), "{pgn}");
+    let json = to_json(&game, &PgnTags::default());
+    assert_eq!(json["start_fen"], fen);
+}
+
+#[test]
+fn json_follows_the_contract() {
+    let start = StartPosition::standard();
+    let game = decode(
+        &cells(&["e4", "e5", "Nf3", "?"]),
+        &start,
+        LanguageChoice::Auto,
+        &DecoderConfig::default(),
+    );
+    let json = to_json(&game, &PgnTags::default());
+    for key in ["moves", "start_fen", "language", "result", "pgn"] {
+        assert!(json.get(key).is_some(), "missing {key}");
+    }
+    let first = &json["moves"][0];
+    assert_eq!(first["ply"], 1);
+    assert_eq!(first["san"], "e4");
+    assert_eq!(first["uci"], "e2e4");
+    assert_eq!(first["written"], "e4");
+    assert_eq!(first["flagged"], false);
+    assert!(first["confidence"].as_f64().unwrap() > 0.9);
+    assert!(first["alternatives"].is_array());
+    let last = &json["moves"][3];
+    assert_eq!(last["flagged"], true);
+    assert!(last["alternatives"].as_array().unwrap().len() >= 2);
+    assert_eq!(json["result"], "*");
+}
+
+#[test]
+fn confidence_is_honest_on_an_unreadable_cell() {
+    let start = StartPosition::standard();
+    let game = decode(
+        &cells(&["e4", "?"]),
+        &start,
+        english(),
+        &DecoderConfig::default(),
+    );
+    let reply = &game.moves[1];
+    assert!(
+        reply.confidence < 0.6,
+        "a guess at an unreadable last move claims {}",
+        reply.confidence
+    );
+    let total: f32 =
+        reply.confidence + reply.alternatives.iter().map(|a| a.confidence).sum::<f32>();
+    assert!(total <= 1.0 + 1e-3);
+}

@@ -1,0 +1,177 @@
+//! Notation round trips over real positions from ../shared/data/games, in every language.
+
+use std::collections::HashMap;
+
+use scoresheet::games::{read_pgn_file, shared_data_dir};
+use scoresheet::notation::{
+    canonical, for_each_form, interpret, legal_moves_with_facts, san_in, Language, Style, Written,
+    LANGUAGES,
+};
+use shakmaty::{san::SanPlus, Chess, Move, Position};
+
+/// Positions from the first `games` master games, every `step`-th ply.
+fn positions(games: usize, step: usize) -> Vec<Chess> {
+    let path = shared_data_dir().join("games/masters.pgn.gz");
+    let games =
+        read_pgn_file(&path, games).expect("../shared/data/games/masters.pgn.gz is readable");
+    let mut out = Vec::new();
+    for game in games {
+        let mut pos = Chess::default();
+        for (i, m) in game.moves.iter().enumerate() {
+            if i % step == 0 {
+                out.push(pos.clone());
+            }
+            pos.play_unchecked(*m);
+        }
+    }
+    out
+}
+
+/// Every form of every legal move of `pos`, mapped to the moves it may mean.
+fn form_index(pos: &Chess, lang: &Language, style: &Style) -> HashMap<String, Vec<Move>> {
+    let mut index: HashMap<String, Vec<Move>> = HashMap::new();
+    for (m, facts) in legal_moves_with_facts(pos) {
+        for_each_form(&facts, lang, style, &mut |text, _| {
+            let moves = index.entry(text.to_string()).or_default();
+            if !moves.contains(&m) {
+                moves.push(m);
+            }
+        });
+    }
+    index
+}
+
+#[test]
+fn english_canonical_form_is_shakmaty_san_on_thousands_of_positions() {
+    let english = Language::by_code("en").unwrap();
+    let mut checked = 0;
+    for pos in positions(300, 3) {
+        for (m, facts) in legal_moves_with_facts(&pos) {
+            let expected = SanPlus::from_move(pos.clone(), m).to_string();
+            assert_eq!(
+                canonical(&facts, english),
+                expected,
+                "{}",
+                shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100_000, "only {checked} moves checked");
+}
+
+#[test]
+fn canonical_and_long_forms_are_unambiguous_in_every_language() {
+    let style = Style::default();
+    let positions = positions(120, 7);
+    assert!(positions.len() > 1000);
+    for lang in LANGUAGES {
+        for pos in &positions {
+            let index = form_index(pos, lang, &style);
+            for (m, facts) in legal_moves_with_facts(pos) {
+                let san = canonical(&facts, lang);
+                assert_eq!(index[&san], vec![m], "{}: {san} is ambiguous", lang.code);
+                if let (Some(from), false) = (m.from(), m.is_castle()) {
+                    let letter = lang.letter(m.role()).unwrap_or("");
+                    let long = format!(
+                        "{letter}{from}{}{}",
+                        if m.is_capture() { "x" } else { "-" },
+                        m.to()
+                    );
+                    let promo = m
+                        .promotion()
+                        .map(|r| format!("={}", lang.letter(r).unwrap()))
+                        .unwrap_or_default();
+                    let check = &san[san.trim_end_matches(['+', '#']).len()..];
+                    let long = format!("{long}{promo}{check}");
+                    assert_eq!(index.get(&long), Some(&vec![m]), "{}: {long}", lang.code);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_form_reads_back_to_the_moves_it_may_mean() {
+    let style = Style::default();
+    let positions = positions(8, 11);
+    for lang in LANGUAGES {
+        for pos in &positions {
+            let index = form_index(pos, lang, &style);
+            for (text, moves) in index.iter().step_by(7) {
+                let mut read = interpret(pos, text, lang, &style);
+                let mut expected = moves.clone();
+                read.sort_by_key(|m| m.to_string());
+                expected.sort_by_key(|m| m.to_string());
+                assert_eq!(read, expected, "{}: {text}", lang.code);
+            }
+        }
+    }
+}
+
+#[test]
+fn known_written_forms() {
+    let pos = Chess::default();
+    let de = Language::by_code("de").unwrap();
+    let ru = Language::by_code("ru").unwrap();
+    let fr = Language::by_code("fr").unwrap();
+    let ga = Language::by_code("ga").unwrap();
+    let style = Style::default();
+    let nf3 = interpret(&pos, "Nf3", Language::by_code("en").unwrap(), &style);
+    assert_eq!(nf3.len(), 1);
+    assert_eq!(san_in(&pos, nf3[0], de), "Sf3");
+    assert_eq!(san_in(&pos, nf3[0], ru), "Кf3");
+    assert_eq!(san_in(&pos, nf3[0], fr), "Cf3");
+    for written in ["Sf3", "Sg1-f3", "Sg1f3", " S f3 ", "Sf3 (=)", "Sf3!?"] {
+        assert_eq!(interpret(&pos, written, de, &style), nf3, "{written}");
+    }
+    for written in ["Df3", "Rdf3", "Dg1-f3"] {
+        assert_eq!(interpret(&pos, written, ga, &style), nf3, "Irish {written}");
+    }
+    for written in ["e4", "e2-e4", "e2e4"] {
+        assert_eq!(interpret(&pos, written, de, &style).len(), 1, "{written}");
+    }
+    assert!(Written::parse("e4 (=)").draw_offer);
+    assert_eq!(Written::parse("Nf3×e5").text, "Nfxe5".replace("fx", "f3x"));
+}
+
+#[test]
+fn castling_promotion_capture_and_en_passant_forms() {
+    let style = Style::default();
+    let en = Language::by_code("en").unwrap();
+    let ru = Language::by_code("ru").unwrap();
+    // White may castle both ways, capture en passant on d6 and promote on b8 with capture.
+    let fen = "r3k2r/1P6/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1";
+    let pos: Chess = fen
+        .parse::<shakmaty::fen::Fen>()
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Standard)
+        .unwrap();
+    for (written, uci) in [
+        ("0-0", "e1g1"),
+        ("O-O", "e1g1"),
+        ("0-0-0", "e1c1"),
+        ("O-O-O", "e1c1"),
+        ("exd6", "e5d6"),
+        ("ed6", "e5d6"),
+        ("exd6e.p.", "e5d6"),
+        ("e5:d6", "e5d6"),
+        ("ed", "e5d6"),
+        ("b8Q", "b7b8q"),
+        ("b8=Q", "b7b8q"),
+        ("b8(Q)", "b7b8q"),
+        ("b8/Q", "b7b8q"),
+        ("bxa8=Q+", "b7a8q"),
+        ("b7:a8Q+", "b7a8q"),
+        ("b8=N", "b7b8n"),
+    ] {
+        let moves = interpret(&pos, written, en, &style);
+        let ucis: Vec<String> = moves
+            .iter()
+            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+            .collect();
+        assert_eq!(ucis, vec![uci.to_string()], "{written}");
+    }
+    let moves = interpret(&pos, "b8=Ф", ru, &style);
+    assert_eq!(moves.len(), 1);
+}
