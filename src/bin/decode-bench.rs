@@ -234,6 +234,7 @@ fn main() {
             "wide_beam_width" => config.wide_beam_width = *value as usize,
             "wide_beam_cells" => config.wide_beam_cells = *value as usize,
             "lineage_extras" => config.lineage_extras = *value as usize,
+            "lineage_from" => config.lineage_from = *value as usize,
             "moves_per_node" => config.moves_per_node = *value as usize,
             "node_margin" => config.node_margin = *value,
             "repair_below" => config.repair_below = *value,

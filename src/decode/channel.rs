@@ -17,6 +17,8 @@ pub struct ChannelCosts {
     pub homoglyph: f32,
     /// Upper for lower case or the reverse.
     pub case: f32,
+    /// One rank digit for another (players misjudge ranks more than anything else).
+    pub rank_digit: f32,
     /// A character missing from, or added to, what was read.
     pub insert_delete: f32,
     /// Punctuation (`x + # - : = . ( ) /`) missing or added: players drop and add these freely.
@@ -30,6 +32,7 @@ impl Default for ChannelCosts {
             look_alike: 4.0,
             homoglyph: 0.3,
             case: 3.5,
+            rank_digit: 5.0,
             insert_delete: 6.0,
             punctuation_insert_delete: 3.0,
         }
@@ -164,6 +167,10 @@ impl Channel {
         let folded = |c: char| c.to_lowercase().next().unwrap_or(c);
         if folded(intended) == folded(read) {
             return self.costs.case;
+        }
+        let rank = |c: char| ('1'..='8').contains(&c);
+        if rank(intended) && rank(read) {
+            return self.costs.rank_digit;
         }
         self.costs.substitution
     }

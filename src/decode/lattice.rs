@@ -386,6 +386,10 @@ pub(crate) fn search<E: CellEvidence>(
             }
             let best_fit = search.extend(node_id, node, &kids, cell);
             let mut fits_nothing = best_fit <= cells[cell].unreadable_log_likelihood() + 1.0;
+            if rank < config.repair_from_best && cells[cell].is_illegible() {
+                // An illegible cell may hold no move at all (crossed out, a blank box).
+                search.junk_cell(node_id, node, &kids, cell);
+            }
             if best_fit >= config.repair_below || rank >= config.repair_from_best {
                 if rank == 0 {
                     uninformative[cell] = fits_nothing;
@@ -565,21 +569,8 @@ impl<E: CellEvidence> Search<'_, E> {
         if cell + 1 >= self.cells {
             return;
         }
-        // This cell holds no move; the move is in the next one.
-        let junk = slips.junk_cell + self.scorer.cells[cell].unreadable_log_likelihood();
-        for kid in kids {
-            let steps = [written(kid.m, cell + 1, StepKind::AfterJunkCell)];
-            self.offer_move(
-                cell + 2,
-                node_id,
-                base,
-                junk + kid.log_prior,
-                &node.pos,
-                kid,
-                cell + 1,
-                &steps,
-                node.ply + 1,
-            );
+        if !self.scorer.cells[cell].is_illegible() {
+            self.junk_cell(node_id, node, kids, cell);
         }
         // This cell and the next were written in swapped order.
         let by_next = self.best_fits(&node.pos, kids, cell + 1, config.swap_candidates);
@@ -602,6 +593,18 @@ impl<E: CellEvidence> Search<'_, E> {
                     node.ply + 2,
                 );
             }
+        }
+    }
+
+    /// This cell holds no move; the move is in the next one.
+    fn junk_cell(&mut self, node_id: u32, node: &Node, kids: &[Child], cell: usize) {
+        if cell + 1 >= self.cells {
+            return;
+        }
+        let junk = self.config.slips.junk_cell + self.scorer.cells[cell].unreadable_log_likelihood();
+        for kid in kids {
+            let steps = [Step { m: kid.m, cell: Some(cell as u32 + 1), kind: StepKind::AfterJunkCell }];
+            self.offer_move(cell + 2, node_id, node.best, junk + kid.log_prior, &node.pos, kid, cell + 1, &steps, node.ply + 1);
         }
     }
 
@@ -725,7 +728,7 @@ fn admit(
         }
         let lineage = lineage_of(lattice, &cand);
         let mut new_lineage = false;
-        for (j, ancestor) in lineage.iter().enumerate().skip(3) {
+        for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
             new_lineage |= seen.insert((j, *ancestor));
         }
         if rank < width {

@@ -58,6 +58,8 @@ pub struct DecoderConfig {
     pub wide_beam_cells: usize,
     /// Positions kept beyond the beam width to keep lineages that branched long ago alive.
     pub lineage_extras: usize,
+    /// Lineages are told apart by their ancestors 2^j edges back, for j from this on.
+    pub lineage_from: usize,
     /// Hypotheses this many nats behind the best are dropped.
     pub beam_margin: f32,
     /// Best-scoring moves of each kept position carried to the next cell, and more while they
@@ -94,6 +96,7 @@ impl Default for DecoderConfig {
             wide_beam_width: 128,
             wide_beam_cells: 3,
             lineage_extras: 16,
+            lineage_from: 3,
             beam_margin: 30.0,
             moves_per_node: 3,
             node_margin: 4.0,
@@ -190,12 +193,59 @@ pub fn decode<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Game {
     let cells = trim_trailing_blanks(cells);
+    let adapted = DecoderConfig { style: style_of_sheet(cells, &config.style), ..config.clone() };
+    let config = &adapted;
     let lang = match language {
         LanguageChoice::Fixed(lang) => lang,
         LanguageChoice::Auto => return decode_any_language(cells, start, config),
     };
     let lattice = lattice::search(cells, &start.position, lang, config);
     game_from_lattice(&lattice, cells, start, lang, config)
+}
+
+/// Sharpens `base` to the habits a sheet's cells show: a writer keeps to one capture mark, one
+/// castling digit or letter, short or long algebraic. Habits seen in at least three cells with
+/// no sign of the alternative become the expected form; the alternatives stay possible.
+pub fn style_of_sheet<E: CellEvidence>(cells: &[E], base: &Style) -> Style {
+    let texts: Vec<Vec<char>> = cells.iter().map(|c| c.text().chars().filter(|c| !c.is_whitespace()).collect()).collect();
+    let count = |pred: &dyn Fn(&[char]) -> bool| texts.iter().filter(|t| pred(t)).count();
+    let colons = count(&|t| t.contains(&':'));
+    let crosses = count(&|t| t.contains(&'x') || t.contains(&'×'));
+    let is_square = |a: char, b: char| ('a'..='h').contains(&a) && ('1'..='8').contains(&b);
+    let long = count(&|t| t.windows(4).any(|w| is_square(w[0], w[1]) && is_square(w[2], w[3])) || t.windows(5).any(|w| is_square(w[0], w[1]) && matches!(w[2], '-' | 'x' | ':') && is_square(w[3], w[4])));
+    let zeros = count(&|t| t.starts_with(&['0', '-', '0']));
+    let letters = count(&|t| t.starts_with(&['O', '-', 'O']));
+    let checks = count(&|t| t.ends_with(&['+']));
+    let mut style = base.clone();
+    let settled = |seen: usize, against: usize| seen >= 3 && against == 0;
+    let usual = (0.9f32).ln();
+    let rare = (0.02f32).ln();
+    if settled(colons, crosses) {
+        style.capture_colon = usual;
+    } else if settled(crosses, colons) {
+        style.capture_colon = rare;
+    }
+    if settled(long, 0) && long * 2 > texts.len() {
+        style.long_dash = usual;
+        style.long_plain = (0.3f32).ln();
+    } else if long == 0 && texts.len() >= 10 {
+        style.long_dash = rare;
+        style.long_plain = rare;
+    }
+    if settled(zeros, letters) {
+        style.castle_digit_zero = usual;
+        style.castle_letter_o = rare;
+    } else if settled(letters, zeros) {
+        style.castle_letter_o = usual;
+        style.castle_digit_zero = rare;
+    }
+    if checks == 0 && texts.len() >= 30 {
+        // A writer who never marks a check.
+        style.check_marked = (0.2f32).ln();
+        style.check_unmarked = (0.8f32).ln();
+        style.mate_unmarked = (0.4f32).ln();
+    }
+    style
 }
 
 fn trim_trailing_blanks<E: CellEvidence>(cells: &[E]) -> &[E] {

@@ -39,25 +39,26 @@ impl Noise {
         swapped: 0.0,
         junk_cell: 0.0,
     };
-    /// About 10% of cells differ from a correct way of writing the move.
+    /// About 10% of cells differ from a correct way of writing the move, in the proportions of
+    /// the HCS scoresheets: wrong squares and notational slips first, then misreadings.
     pub const MEDIUM: Noise = Noise {
         name: "medium",
         notation_slip: 0.035,
-        wrong_square: 0.008,
-        misread: 0.05,
-        illegible: 0.006,
-        skipped: 0.002,
+        wrong_square: 0.03,
+        misread: 0.03,
+        illegible: 0.005,
+        skipped: 0.004,
         swapped: 0.002,
         junk_cell: 0.001,
     };
     /// About 28% of cells differ, with illegible cells, skipped moves and swapped cells.
     pub const HEAVY: Noise = Noise {
         name: "heavy",
-        notation_slip: 0.08,
-        wrong_square: 0.02,
-        misread: 0.14,
-        illegible: 0.03,
-        skipped: 0.006,
+        notation_slip: 0.07,
+        wrong_square: 0.07,
+        misread: 0.10,
+        illegible: 0.025,
+        skipped: 0.008,
         swapped: 0.006,
         junk_cell: 0.004,
     };
@@ -232,23 +233,24 @@ const READER_ALPHABET: &[char] = &[
     'N', 'B', 'R', 'Q', 'K', 'O', '0',
 ];
 
-/// One character misread: a look-alike, a dropped or an added character.
+/// One character misread: mostly a look-alike, sometimes any character, dropped or added.
 pub fn misread(text: &str, rng: &mut Rng) -> String {
     let mut chars: Vec<char> = text.chars().collect();
     if chars.is_empty() {
         return READER_ALPHABET[rng.below(READER_ALPHABET.len())].to_string();
     }
     let at = rng.below(chars.len());
-    match rng.below(10) {
-        0..=5 => {
+    match rng.below(20) {
+        0..=13 => {
             let alikes = Channel::shared().look_alikes(chars[at]);
-            chars[at] = if alikes.is_empty() || rng.chance(0.25) {
-                READER_ALPHABET[rng.below(READER_ALPHABET.len())]
+            if alikes.is_empty() {
+                chars.remove(at);
             } else {
-                alikes[rng.below(alikes.len())]
-            };
+                chars[at] = alikes[rng.below(alikes.len())];
+            }
         }
-        6..=7 => {
+        14..=15 => chars[at] = READER_ALPHABET[rng.below(READER_ALPHABET.len())],
+        16..=18 => {
             if chars.len() > 1 {
                 chars.remove(at);
             }
@@ -268,39 +270,57 @@ fn scrawl(rng: &mut Rng) -> String {
     }
 }
 
-/// A notational slip on a correctly chosen form: what players really get wrong.
+/// A notational slip on a correctly chosen form: what players really get wrong (HCS): a
+/// missing disambiguation, a missing capture mark, a missing or false check mark.
 fn notation_slip(facts: &MoveFacts, lang: &Language, writer: &Style, rng: &mut Rng) -> String {
+    let mut kinds: Vec<u8> = Vec::new();
+    if facts.needs_file || facts.needs_rank {
+        kinds.extend([0, 0]);
+    }
+    if facts.capture && facts.castle.is_none() {
+        kinds.push(1);
+    }
+    if facts.check == Check::Check {
+        kinds.push(2);
+    }
+    if facts.check == Check::None {
+        kinds.push(3);
+    }
     let mut slipped = writer.clone();
-    match rng.below(4) {
-        0 if facts.needs_file || facts.needs_rank => slipped.missing_disambiguation = 20.0,
-        1 if facts.capture => {
+    match kinds.get(rng.below(kinds.len())) {
+        Some(0) => slipped.missing_disambiguation = 20.0,
+        Some(1) => {
             slipped.capture_unmarked = 20.0;
             slipped.pawn_capture_files_only = -30.0;
         }
-        2 if facts.check == Check::Check => {
+        Some(2) => {
             slipped.check_unmarked = 20.0;
             slipped.check_marked = -30.0;
         }
-        _ if facts.check == Check::None => slipped.check_false = 20.0,
-        _ => slipped.check_unmarked = 20.0,
+        Some(_) => slipped.check_false = 20.0,
+        None => {}
     }
     sample_form(facts, lang, &slipped, rng)
 }
 
-/// The wrong square: a rank or file off by one, as a hurried hand writes it.
+/// The wrong square: the destination's rank (mostly) or file off by one, as a hurried hand
+/// writes it.
 fn wrong_square(text: &str, rng: &mut Rng) -> String {
     let mut chars: Vec<char> = text.chars().collect();
-    let places: Vec<usize> = (0..chars.len())
-        .filter(|&i| chars[i].is_ascii_digit() && ('1'..='8').contains(&chars[i]))
+    let squares: Vec<usize> = (1..chars.len())
+        .filter(|&i| ('a'..='h').contains(&chars[i - 1]) && ('1'..='8').contains(&chars[i]))
         .collect();
-    if let Some(&at) = places.last() {
-        let rank = chars[at] as u8 - b'0';
-        let new_rank = if rank == 1 || (rank < 8 && rng.chance(0.5)) {
-            rank + 1
-        } else {
-            rank - 1
-        };
-        chars[at] = (b'0' + new_rank) as char;
+    let Some(&at) = squares.last() else {
+        return text.to_string();
+    };
+    let shift = |c: char, lo: char, hi: char, rng: &mut Rng| -> char {
+        let up = if c == lo { true } else if c == hi { false } else { rng.chance(0.5) };
+        if up { (c as u8 + 1) as char } else { (c as u8 - 1) as char }
+    };
+    if rng.chance(0.7) {
+        chars[at] = shift(chars[at], '1', '8', rng);
+    } else {
+        chars[at - 1] = shift(chars[at - 1], 'a', 'h', rng);
     }
     chars.into_iter().collect()
 }
@@ -368,7 +388,7 @@ pub fn write_transcript(
         if rng.chance(noise.misread) {
             text = misread(&text, rng);
             changed = true;
-            if rng.chance(0.5) {
+            if rng.chance(0.25) {
                 text = misread(&text, rng);
             }
         }
