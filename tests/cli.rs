@@ -33,15 +33,28 @@ fn decodes_the_opera_game_sample_with_its_slips() {
     let out = scoresheet(&["decode", "samples/opera-game.tsv"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let pgn = stdout(&out);
-    for expected in ["[Result \"1-0\"]", "9. Bg5 b5", "11. Bxb5+ Nbd7 12. O-O-O Rd8", "17. Rd8# 1-0"] {
+    for expected in [
+        "[Result \"1-0\"]",
+        "9. Bg5 b5",
+        "11. Bxb5+ Nbd7 12. O-O-O Rd8",
+        "17. Rd8# 1-0",
+    ] {
         assert!(pgn.contains(expected), "missing {expected:?} in\n{pgn}");
     }
-    assert!(pgn.contains("{? cell unreadable"), "the illegible cell is flagged:\n{pgn}");
+    assert!(
+        pgn.contains("{? cell unreadable"),
+        "the illegible cell is flagged:\n{pgn}"
+    );
 }
 
 #[test]
 fn decodes_russian_notation_to_json() {
-    let out = scoresheet(&["decode", "samples/evergreen-russian.tsv", "--format", "json"]);
+    let out = scoresheet(&[
+        "decode",
+        "samples/evergreen-russian.tsv",
+        "--format",
+        "json",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(json["language"], "ru");
@@ -56,7 +69,14 @@ fn decodes_russian_notation_to_json() {
 #[test]
 fn writes_to_a_file_and_reads_standard_input() {
     let target = std::env::temp_dir().join(format!("scoresheet-out-{}.pgn", std::process::id()));
-    let out = scoresheet(&["decode", "samples/opera-game.tsv", "-o", target.to_str().unwrap(), "--white", "Morphy"]);
+    let out = scoresheet(&[
+        "decode",
+        "samples/opera-game.tsv",
+        "-o",
+        target.to_str().unwrap(),
+        "--white",
+        "Morphy",
+    ]);
     assert!(out.status.success());
     let pgn = std::fs::read_to_string(&target).unwrap();
     assert!(pgn.contains("[White \"Morphy\"]"));
@@ -69,9 +89,18 @@ fn writes_to_a_file_and_reads_standard_input() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"1\te4\te5\n2\tSf3\tSc6\n").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"1\te4\te5\n2\tSf3\tSc6\n")
+        .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(stdout(&out).contains("1. e4 e5 2. Nf3 Nc6"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("1. e4 e5 2. Nf3 Nc6"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -80,17 +109,32 @@ fn chess960_and_fen_starts() {
     let out = scoresheet(&["decode", path.to_str().unwrap(), "--chess960", "3"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let pgn = stdout(&out);
-    assert!(pgn.contains("[Variant \"Chess960\"]") && pgn.contains("2. O-O O-O"), "{pgn}");
+    assert!(
+        pgn.contains("[Variant \"Chess960\"]") && pgn.contains("2. O-O O-O"),
+        "{pgn}"
+    );
 
     let path = temp_file("fen.tsv", b"40\tKd2\tKf3\n");
-    let out = scoresheet(&["decode", path.to_str().unwrap(), "--start-fen", "8/8/8/8/8/8/6k1/4K3 w - - 0 40"]);
+    let out = scoresheet(&[
+        "decode",
+        path.to_str().unwrap(),
+        "--start-fen",
+        "8/8/8/8/8/8/6k1/4K3 w - - 0 40",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let pgn = stdout(&out);
-    assert!(pgn.contains("[SetUp \"1\"]") && pgn.contains("40. Kd2 Kf3"), "{pgn}");
+    assert!(
+        pgn.contains("[SetUp \"1\"]") && pgn.contains("40. Kd2 Kf3"),
+        "{pgn}"
+    );
 }
 
 fn assert_clear_error(out: &Output, needles: &[&str]) {
-    assert!(!out.status.success(), "expected failure, got {}", stdout(out));
+    assert!(
+        !out.status.success(),
+        "expected failure, got {}",
+        stdout(out)
+    );
     let err = stderr(out);
     assert!(err.starts_with("error: "), "{err}");
     for needle in needles {
@@ -101,19 +145,42 @@ fn assert_clear_error(out: &Output, needles: &[&str]) {
 
 #[test]
 fn bad_input_gets_a_clear_error_naming_file_and_cause() {
-    assert_clear_error(&scoresheet(&["decode", "no/such/file.tsv"]), &["no/such/file.tsv", "No such file"]);
-    let not_utf8 = temp_file("latin1.tsv", b"1\te4\te5\n2\tF\xe4\n");
-    assert_clear_error(&scoresheet(&["decode", not_utf8.to_str().unwrap()]), &["latin1.tsv", "line 2", "UTF-8"]);
-    let no_number = temp_file("nonumber.tsv", b"e4\te5\n");
-    assert_clear_error(&scoresheet(&["decode", no_number.to_str().unwrap()]), &["nonumber.tsv", "line 1", "move number"]);
-    let empty = temp_file("empty.tsv", b"\n\n");
-    assert_clear_error(&scoresheet(&["decode", empty.to_str().unwrap()]), &["empty.tsv", "no moves"]);
     assert_clear_error(
-        &scoresheet(&["decode", "samples/opera-game.tsv", "--start-fen", "not a fen"]),
+        &scoresheet(&["decode", "no/such/file.tsv"]),
+        &["no/such/file.tsv", "No such file"],
+    );
+    let not_utf8 = temp_file("latin1.tsv", b"1\te4\te5\n2\tF\xe4\n");
+    assert_clear_error(
+        &scoresheet(&["decode", not_utf8.to_str().unwrap()]),
+        &["latin1.tsv", "line 2", "UTF-8"],
+    );
+    let no_number = temp_file("nonumber.tsv", b"e4\te5\n");
+    assert_clear_error(
+        &scoresheet(&["decode", no_number.to_str().unwrap()]),
+        &["nonumber.tsv", "line 1", "move number"],
+    );
+    let empty = temp_file("empty.tsv", b"\n\n");
+    assert_clear_error(
+        &scoresheet(&["decode", empty.to_str().unwrap()]),
+        &["empty.tsv", "no moves"],
+    );
+    assert_clear_error(
+        &scoresheet(&[
+            "decode",
+            "samples/opera-game.tsv",
+            "--start-fen",
+            "not a fen",
+        ]),
         &["--start-fen", "not a fen"],
     );
-    assert_clear_error(&scoresheet(&["decode", "samples/opera-game.tsv", "--chess960", "960"]), &["960", "0 to 959"]);
-    assert_clear_error(&scoresheet(&["decode", "samples/opera-game.tsv", "--lang", "xx"]), &["xx", "known"]);
+    assert_clear_error(
+        &scoresheet(&["decode", "samples/opera-game.tsv", "--chess960", "960"]),
+        &["960", "0 to 959"],
+    );
+    assert_clear_error(
+        &scoresheet(&["decode", "samples/opera-game.tsv", "--lang", "xx"]),
+        &["xx", "known"],
+    );
 }
 
 #[test]
@@ -127,5 +194,7 @@ fn help_and_languages_explain_themselves() {
     let list = stdout(&out);
     assert!(list.lines().count() >= 30);
     assert!(list.contains("ru\tRussian\tКр Ф Л С К"));
-    assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/opera-game.tsv").exists());
+    assert!(Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples/opera-game.tsv")
+        .exists());
 }

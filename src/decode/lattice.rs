@@ -30,6 +30,8 @@ pub(crate) struct Step {
     pub m: Move,
     pub cell: Option<u32>,
     pub kind: StepKind,
+    /// How well the move fits its cell (log-likelihood; 0 for a perfect fit or no cell).
+    pub fit: f32,
 }
 
 /// The one to three moves of an edge, inline so that offering a candidate allocates nothing.
@@ -57,6 +59,12 @@ impl Steps {
 
     fn first(&self) -> Option<&Step> {
         self.items[0].as_ref()
+    }
+
+    fn set_last_fit(&mut self, fit: f32) {
+        if let Some(last) = self.items.iter_mut().rev().find_map(Option::as_mut) {
+            last.fit = fit;
+        }
     }
 }
 
@@ -286,6 +294,20 @@ impl Pending {
         key: u64,
         ply: u32,
     ) {
+        self.offer_steps(cell, src, base, w, Steps::of(steps), key, ply);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn offer_steps(
+        &mut self,
+        cell: usize,
+        src: u32,
+        base: f32,
+        w: f32,
+        steps: Steps,
+        key: u64,
+        ply: u32,
+    ) {
         let score = base + w;
         if score < self.best[cell] - self.margin {
             return;
@@ -303,7 +325,7 @@ impl Pending {
             entry.best = score;
             entry.best_in = entry.incoming.len();
         }
-        entry.incoming.push((src, w, Steps::of(steps)));
+        entry.incoming.push((src, w, steps));
     }
 }
 
@@ -353,7 +375,12 @@ pub(crate) fn search<E: CellEvidence>(
         if cell > 0 {
             let candidates = std::mem::take(&mut search.pending.layers[cell]);
             let recent = cell.saturating_sub(config.wide_beam_cells)..cell;
-            let width = if uninformative[recent].iter().any(|&u| u) {
+            // An illegible cell's move shows only when a later move needs it: keep its
+            // alternatives longer.
+            let recent_illegible = cell.saturating_sub(config.wide_beam_cells_illegible)..cell;
+            let wide = uninformative[recent].iter().any(|&u| u)
+                || cells[recent_illegible].iter().any(|c| c.is_illegible());
+            let width = if wide {
                 config.wide_beam_width
             } else {
                 config.beam_width
@@ -455,9 +482,11 @@ impl<E: CellEvidence> Search<'_, E> {
             return;
         }
         let settled = settle(pos, kid);
-        let w = rest + self.scorer.score(fit_cell, &settled.facts);
+        let fit = self.scorer.score(fit_cell, &settled.facts);
+        let mut steps = Steps::of(steps);
+        steps.set_last_fit(fit);
         self.pending
-            .offer(layer, src, base, w, steps, settled.key, ply);
+            .offer_steps(layer, src, base, rest + fit, steps, settled.key, ply);
     }
 
     /// Offers the moves of `node` that fit `cell` best; returns how well the best one fits.
@@ -482,6 +511,7 @@ impl<E: CellEvidence> Search<'_, E> {
                 m: kid.m,
                 cell: Some(cell as u32),
                 kind: StepKind::Written,
+                fit: 0.0,
             };
             self.offer_move(
                 cell + 1,
@@ -508,11 +538,13 @@ impl<E: CellEvidence> Search<'_, E> {
             m,
             cell: Some(cell as u32),
             kind,
+            fit: 0.0,
         };
         let skipped = |m: Move| Step {
             m,
             cell: None,
             kind: StepKind::Skipped,
+            fit: 0.0,
         };
         if try_skips {
             // The player skipped one move: it was played, the cell holds the move after it.
@@ -578,7 +610,10 @@ impl<E: CellEvidence> Search<'_, E> {
             for kid in children(&first_pos, Some(first.m.to()), config) {
                 let rest = slips.swapped_cells + first.log_prior + first_fit + kid.log_prior;
                 let steps = [
-                    written(first.m, cell + 1, StepKind::Swapped),
+                    Step {
+                        fit: first_fit,
+                        ..written(first.m, cell + 1, StepKind::Swapped)
+                    },
                     written(kid.m, cell, StepKind::Swapped),
                 ];
                 self.offer_move(
@@ -601,10 +636,26 @@ impl<E: CellEvidence> Search<'_, E> {
         if cell + 1 >= self.cells {
             return;
         }
-        let junk = self.config.slips.junk_cell + self.scorer.cells[cell].unreadable_log_likelihood();
+        let junk =
+            self.config.slips.junk_cell + self.scorer.cells[cell].unreadable_log_likelihood();
         for kid in kids {
-            let steps = [Step { m: kid.m, cell: Some(cell as u32 + 1), kind: StepKind::AfterJunkCell }];
-            self.offer_move(cell + 2, node_id, node.best, junk + kid.log_prior, &node.pos, kid, cell + 1, &steps, node.ply + 1);
+            let steps = [Step {
+                m: kid.m,
+                cell: Some(cell as u32 + 1),
+                kind: StepKind::AfterJunkCell,
+                fit: 0.0,
+            }];
+            self.offer_move(
+                cell + 2,
+                node_id,
+                node.best,
+                junk + kid.log_prior,
+                &node.pos,
+                kid,
+                cell + 1,
+                &steps,
+                node.ply + 1,
+            );
         }
     }
 
@@ -632,16 +683,19 @@ impl<E: CellEvidence> Search<'_, E> {
                             m: first.m,
                             cell: None,
                             kind: StepKind::Skipped,
+                            fit: 0.0,
                         },
                         Step {
                             m: second.m,
                             cell: Some(cell as u32 - 1),
                             kind: StepKind::Written,
+                            fit: second_fit,
                         },
                         Step {
                             m: third.m,
                             cell: Some(cell as u32),
                             kind: StepKind::Written,
+                            fit: third_fit,
                         },
                     ];
                     let key = zobrist(&after(&second_pos, third.m));

@@ -56,6 +56,8 @@ pub struct DecoderConfig {
     pub wide_beam_width: usize,
     /// How many cells after such a cell keep the wide beam.
     pub wide_beam_cells: usize,
+    /// The same after an illegible (blank or `?`) cell.
+    pub wide_beam_cells_illegible: usize,
     /// Positions kept beyond the beam width to keep lineages that branched long ago alive.
     pub lineage_extras: usize,
     /// Lineages are told apart by their ancestors 2^j edges back, for j from this on.
@@ -82,6 +84,9 @@ pub struct DecoderConfig {
     pub temperature: f32,
     /// Moves whose confidence is below this are flagged for review.
     pub flag_below: f32,
+    /// Moves that fit their cell worse than this (log-likelihood) are flagged too: what was
+    /// written is not what was read as played.
+    pub flag_fit_below: f32,
     /// When the language is not given: how many languages, best by their piece letters, are
     /// decoded in full.
     pub language_finalists: usize,
@@ -95,6 +100,7 @@ impl Default for DecoderConfig {
             beam_width: 24,
             wide_beam_width: 128,
             wide_beam_cells: 3,
+            wide_beam_cells_illegible: 10,
             lineage_extras: 16,
             lineage_from: 3,
             beam_margin: 30.0,
@@ -110,6 +116,7 @@ impl Default for DecoderConfig {
             row_skip_candidates: 4,
             temperature: 1.0,
             flag_below: 0.9,
+            flag_fit_below: -6.5,
             language_finalists: 3,
             language_margin: 12.0,
         }
@@ -193,7 +200,10 @@ pub fn decode<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Game {
     let cells = trim_trailing_blanks(cells);
-    let adapted = DecoderConfig { style: style_of_sheet(cells, &config.style), ..config.clone() };
+    let adapted = DecoderConfig {
+        style: style_of_sheet(cells, &config.style),
+        ..config.clone()
+    };
     let config = &adapted;
     let lang = match language {
         LanguageChoice::Fixed(lang) => lang,
@@ -207,12 +217,21 @@ pub fn decode<E: CellEvidence>(
 /// castling digit or letter, short or long algebraic. Habits seen in at least three cells with
 /// no sign of the alternative become the expected form; the alternatives stay possible.
 pub fn style_of_sheet<E: CellEvidence>(cells: &[E], base: &Style) -> Style {
-    let texts: Vec<Vec<char>> = cells.iter().map(|c| c.text().chars().filter(|c| !c.is_whitespace()).collect()).collect();
+    let texts: Vec<Vec<char>> = cells
+        .iter()
+        .map(|c| c.text().chars().filter(|c| !c.is_whitespace()).collect())
+        .collect();
     let count = |pred: &dyn Fn(&[char]) -> bool| texts.iter().filter(|t| pred(t)).count();
     let colons = count(&|t| t.contains(&':'));
     let crosses = count(&|t| t.contains(&'x') || t.contains(&'×'));
     let is_square = |a: char, b: char| ('a'..='h').contains(&a) && ('1'..='8').contains(&b);
-    let long = count(&|t| t.windows(4).any(|w| is_square(w[0], w[1]) && is_square(w[2], w[3])) || t.windows(5).any(|w| is_square(w[0], w[1]) && matches!(w[2], '-' | 'x' | ':') && is_square(w[3], w[4])));
+    let long = count(&|t| {
+        t.windows(4)
+            .any(|w| is_square(w[0], w[1]) && is_square(w[2], w[3]))
+            || t.windows(5).any(|w| {
+                is_square(w[0], w[1]) && matches!(w[2], '-' | 'x' | ':') && is_square(w[3], w[4])
+            })
+    });
     let zeros = count(&|t| t.starts_with(&['0', '-', '0']));
     let letters = count(&|t| t.starts_with(&['O', '-', 'O']));
     let checks = count(&|t| t.ends_with(&['+']));
@@ -412,7 +431,8 @@ fn game_from_lattice<E: CellEvidence>(
                 alternatives,
                 flagged: confidence < config.flag_below
                     || step.kind != StepKind::Written
-                    || unreadable,
+                    || unreadable
+                    || step.fit < config.flag_fit_below,
                 kind: step.kind,
                 draw_offer: evidence.is_some_and(|ev| ev.draw_offer()),
             });

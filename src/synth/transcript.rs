@@ -314,8 +314,18 @@ fn wrong_square(text: &str, rng: &mut Rng) -> String {
         return text.to_string();
     };
     let shift = |c: char, lo: char, hi: char, rng: &mut Rng| -> char {
-        let up = if c == lo { true } else if c == hi { false } else { rng.chance(0.5) };
-        if up { (c as u8 + 1) as char } else { (c as u8 - 1) as char }
+        let up = if c == lo {
+            true
+        } else if c == hi {
+            false
+        } else {
+            rng.chance(0.5)
+        };
+        if up {
+            (c as u8 + 1) as char
+        } else {
+            (c as u8 - 1) as char
+        }
     };
     if rng.chance(0.7) {
         chars[at] = shift(chars[at], '1', '8', rng);
