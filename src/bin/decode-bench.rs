@@ -24,6 +24,7 @@ struct Args {
     skip_games: usize,
     naive: bool,
     show_failures: bool,
+    fit_prior: Option<PathBuf>,
     beam: Option<usize>,
     overrides: Vec<(String, f32)>,
 }
@@ -37,6 +38,7 @@ fn parse_args() -> Result<Args, String> {
         skip_games: 0,
         naive: true,
         show_failures: false,
+        fit_prior: None,
         beam: None,
         overrides: Vec::new(),
     };
@@ -52,6 +54,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--no-naive" => args.naive = false,
             "--show-failures" => args.show_failures = true,
+            "--fit-prior" => args.fit_prior = Some(value()?.into()),
             "--set" => {
                 let v = value()?;
                 let (k, x) = v.split_once('=').ok_or("--set takes NAME=VALUE")?;
@@ -80,6 +83,37 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
+/// Fits the move prior on the first `games` games of a PGN file and prints the weights.
+fn fit_prior_on(path: &std::path::Path, games: usize) {
+    let games = match read_pgn_file(path, games) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    };
+    let moves: Vec<Vec<Move>> = games.into_iter().map(|g| g.moves).collect();
+    let positions: usize = moves.iter().map(Vec::len).sum();
+    let (weights, ll) = scoresheet::decode::fit_prior(&moves, 300);
+    let mut uniform = 0.0;
+    for game in &moves {
+        let mut pos = Chess::default();
+        for m in game {
+            uniform -= (pos.legal_moves().len() as f64).ln();
+            pos.play_unchecked(*m);
+        }
+    }
+    println!(
+        "fitted on {} games, {positions} positions: mean log-likelihood per move {ll:.3} (uniform choice {:.3})",
+        moves.len(),
+        uniform / positions.max(1) as f64
+    );
+    for (name, w) in scoresheet::decode::PRIOR_FEATURE_NAMES.iter().zip(weights) {
+        println!("  {name:<40} {w:>7.3}");
+    }
+    println!("weights: {weights:?}");
+}
+
 /// Greedy nearest legal move by edit distance, told the language: the baseline.
 fn naive_decode(cells: &[TypedCell], lang: &Language) -> Vec<Move> {
     let channel = Channel::shared();
@@ -93,9 +127,9 @@ fn naive_decode(cells: &[TypedCell], lang: &Language) -> Vec<Move> {
         if legal.is_empty() {
             break;
         }
-        let facts: Vec<_> = legal.iter().map(|(_, f)| *f).collect();
+        let moves: Vec<Move> = legal.iter().map(|(m, _)| *m).collect();
         let mut priors = Vec::new();
-        prior.log_probs(&facts, last_to, &mut priors);
+        prior.log_probs(&pos, &moves, last_to, &mut priors);
         let read: Vec<char> = cell.cleaned().chars().collect();
         let mut best = (f32::INFINITY, f32::NEG_INFINITY, 0);
         for (i, (_, f)) in legal.iter().enumerate() {
@@ -133,6 +167,9 @@ struct Tally {
     unflagged: usize,
     unflagged_correct: usize,
     millis: Vec<f64>,
+    /// Plies that match the truth in a longest common subsequence: what ply-by-ply accuracy
+    /// would be without offsets.
+    aligned_correct: usize,
     /// (confidence, correct) of every decoded move.
     confidences: Vec<(f32, bool)>,
     language_right: usize,
@@ -142,6 +179,7 @@ impl Tally {
     fn add(&mut self, o: &Tally) {
         self.plies += o.plies;
         self.correct += o.correct;
+        self.aligned_correct += o.aligned_correct;
         self.naive_correct += o.naive_correct;
         self.games += o.games;
         self.exact_games += o.exact_games;
@@ -196,6 +234,18 @@ fn score_game(game: &Game, truth: &[Move], tally: &mut Tally) {
     }
     all &= game.moves.len() == truth.len();
     tally.exact_games += all as usize;
+    let decoded: Vec<&str> = game.moves.iter().map(|m| m.uci.as_str()).collect();
+    let mut lcs = vec![vec![0usize; decoded.len() + 1]; truth_uci.len() + 1];
+    for i in 0..truth_uci.len() {
+        for j in 0..decoded.len() {
+            lcs[i + 1][j + 1] = if truth_uci[i] == decoded[j] {
+                lcs[i][j] + 1
+            } else {
+                lcs[i][j + 1].max(lcs[i + 1][j])
+            };
+        }
+    }
+    tally.aligned_correct += lcs[truth_uci.len()][decoded.len()];
 }
 
 fn main() {
@@ -206,6 +256,10 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Some(path) = &args.fit_prior {
+        fit_prior_on(path, args.games);
+        return;
+    }
     let wanted = args.skip_games + args.games * args.langs.len().max(1);
     let games: Vec<PgnGame> = match read_pgn_file(&args.pgn, wanted * 2) {
         Ok(g) => g
@@ -382,19 +436,22 @@ fn main() {
         }
         overall_by_level.push((noise.name, total));
     }
-    println!("\nsummary: level accuracy naive median-ms p90-ms flagged unflagged-right");
+    println!(
+        "\nsummary: level accuracy naive median-ms p90-ms flagged unflagged-right lcs-accuracy"
+    );
     for (name, t) in &overall_by_level {
         let mut ms = t.millis.clone();
         ms.sort_by(|a, b| a.total_cmp(b));
         let p90 = ms.get(ms.len() * 9 / 10).copied().unwrap_or(0.0);
         println!(
-            "  {name:<7} {:.2}% {:.1}% {:.1} {:.1} {:.1}% {:.2}%",
+            "  {name:<7} {:.2}% {:.1}% {:.1} {:.1} {:.1}% {:.2}% {:.2}%",
             pct(t.correct, t.plies),
             pct(t.naive_correct, t.plies),
             median(&t.millis),
             p90,
             pct(t.flagged, t.flagged + t.unflagged),
-            pct(t.unflagged_correct, t.unflagged)
+            pct(t.unflagged_correct, t.unflagged),
+            pct(t.aligned_correct, t.plies)
         );
     }
 }

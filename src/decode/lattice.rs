@@ -251,9 +251,9 @@ fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec
             log_prior: 0.0,
         })
         .collect();
-    let facts: Vec<MoveFacts> = out.iter().map(|c| c.facts).collect();
-    let mut priors = Vec::with_capacity(facts.len());
-    config.prior.log_probs(&facts, last_to, &mut priors);
+    let moves: Vec<Move> = legal.iter().copied().collect();
+    let mut priors = Vec::with_capacity(moves.len());
+    config.prior.log_probs(pos, &moves, last_to, &mut priors);
     for (child, p) in out.iter_mut().zip(priors) {
         child.log_prior = p * config.prior_weight;
     }

@@ -19,7 +19,7 @@ use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 pub use channel::{Channel, ChannelCosts};
 pub use evidence::{CellEvidence, TypedCell};
 pub use lattice::StepKind;
-pub use prior::MovePrior;
+pub use prior::{fit_prior, MovePrior, FEATURE_NAMES as PRIOR_FEATURE_NAMES};
 pub use transcript::{Transcript, TranscriptError};
 
 use crate::notation::{distinct_languages, Language, Style};
