@@ -82,6 +82,10 @@ pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
     ] {
         out.push_str(&format!("[{name} \"{value}\"]\n"));
     }
+    if let Some(opening) = &game.opening {
+        out.push_str(&format!("[ECO \"{}\"]\n", escape_tag(&opening.eco)));
+        out.push_str(&format!("[Opening \"{}\"]\n", escape_tag(&opening.name)));
+    }
     if !game.start.is_standard() {
         if game.start.castling_mode == CastlingMode::Chess960 {
             out.push_str("[Variant \"Chess960\"]\n");
@@ -186,6 +190,7 @@ pub fn to_json(game: &Game, tags: &PgnTags) -> Value {
         "end": end_name(game.end),
         "flagged": game.moves.iter().filter(|m| m.flagged).count(),
         "unused_cells": game.unused_cells,
+        "opening": game.opening.as_ref().map(|o| json!({"eco": o.eco, "name": o.name})),
         "pgn": to_pgn(game, tags),
     })
 }

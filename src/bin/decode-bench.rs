@@ -25,6 +25,7 @@ struct Args {
     naive: bool,
     show_failures: bool,
     fit_prior: Option<PathBuf>,
+    make_book: Option<(PathBuf, PathBuf)>,
     beam: Option<usize>,
     overrides: Vec<(String, f32)>,
 }
@@ -39,6 +40,7 @@ fn parse_args() -> Result<Args, String> {
         naive: true,
         show_failures: false,
         fit_prior: None,
+        make_book: None,
         beam: None,
         overrides: Vec::new(),
     };
@@ -55,6 +57,10 @@ fn parse_args() -> Result<Args, String> {
             "--no-naive" => args.naive = false,
             "--show-failures" => args.show_failures = true,
             "--fit-prior" => args.fit_prior = Some(value()?.into()),
+            "--make-book" => {
+                let dir = value()?;
+                args.make_book = Some((dir.into(), value()?.into()));
+            }
             "--set" => {
                 let v = value()?;
                 let (k, x) = v.split_once('=').ok_or("--set takes NAME=VALUE")?;
@@ -81,6 +87,42 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     Ok(args)
+}
+
+/// Writes the opening book the decoder ships (`src/decode/openings.tsv`) from the CC0
+/// lichess-org/chess-openings tables (`eco`, `name`, `pgn` columns): ECO, name and the line
+/// in UCI, one opening a line.
+fn make_book(dir: &std::path::Path, out: &std::path::Path) -> Result<(), String> {
+    let mut lines = Vec::new();
+    for part in ["a", "b", "c", "d", "e"] {
+        let path = dir.join(format!("{part}.tsv"));
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        for row in text.lines().skip(1) {
+            let fields: Vec<&str> = row.split('\t').collect();
+            let [eco, name, pgn] = fields[..] else {
+                return Err(format!("{}: bad row {row:?}", path.display()));
+            };
+            let mut pos = Chess::default();
+            let mut ucis = Vec::new();
+            for token in pgn.split_whitespace().filter(|t| !t.ends_with('.')) {
+                let san: shakmaty::san::San = token
+                    .parse()
+                    .map_err(|_| format!("{}: bad move {token}", path.display()))?;
+                let m = san
+                    .to_move(&pos)
+                    .map_err(|_| format!("{}: illegal {token} in {pgn}", path.display()))?;
+                ucis.push(UciMove::from_move(m, CastlingMode::Standard).to_string());
+                pos.play_unchecked(m);
+            }
+            lines.push(format!("{eco}\t{name}\t{}", ucis.join(" ")));
+        }
+    }
+    let header = "# Opening lines from lichess-org/chess-openings (CC0 1.0), moves in UCI.\n";
+    std::fs::write(out, header.to_string() + &lines.join("\n") + "\n")
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    println!("wrote {} openings to {}", lines.len(), out.display());
+    Ok(())
 }
 
 /// Fits the move prior on the first `games` games of a PGN file and prints the weights.
@@ -256,6 +298,13 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if let Some((dir, out)) = &args.make_book {
+        if let Err(e) = make_book(dir, out) {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     if let Some(path) = &args.fit_prior {
         fit_prior_on(path, args.games);
         return;
@@ -295,6 +344,7 @@ fn main() {
             "repair_below" => config.repair_below = *value,
             "repair_from_best" => config.repair_from_best = *value as usize,
             "prior_weight" => config.prior_weight = *value,
+            "book_bonus" => config.book_bonus = *value,
             "temperature" => config.temperature = *value,
             "flag_below" => config.flag_below = *value,
             "flag_fit_below" => config.flag_fit_below = *value,

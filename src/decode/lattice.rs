@@ -8,6 +8,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, Position, Square};
 
+use super::book::OpeningBook;
 use super::evidence::CellEvidence;
 use super::DecoderConfig;
 use crate::notation::{check_marks, for_each_body, Check, Language, MoveFacts, Rivals};
@@ -254,6 +255,20 @@ fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec
     let moves: Vec<Move> = legal.iter().copied().collect();
     let mut priors = Vec::with_capacity(moves.len());
     config.prior.log_probs(pos, &moves, last_to, &mut priors);
+    if pos.fullmoves().get() <= 30 && config.book_bonus != 0.0 {
+        let book = OpeningBook::shipped().moves(pos);
+        if !book.is_empty() {
+            for (m, p) in moves.iter().zip(priors.iter_mut()) {
+                if book.contains(m) {
+                    *p += config.book_bonus;
+                }
+            }
+            let norm = priors
+                .iter()
+                .fold(f32::NEG_INFINITY, |acc, &p| log_add(acc, p));
+            priors.iter_mut().for_each(|p| *p -= norm);
+        }
+    }
     for (child, p) in out.iter_mut().zip(priors) {
         child.log_prior = p * config.prior_weight;
     }

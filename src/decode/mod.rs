@@ -6,6 +6,7 @@
 //! the player skipped, a junk cell, two cells swapped). Forward–backward over the searched
 //! lattice turns the scores into each move's posterior, its confidence.
 
+mod book;
 mod channel;
 mod evidence;
 mod lattice;
@@ -16,6 +17,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 
+pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
 pub use evidence::{CellEvidence, TypedCell};
 pub use lattice::StepKind;
@@ -71,6 +73,8 @@ pub struct DecoderConfig {
     pub style: Style,
     pub prior: MovePrior,
     pub prior_weight: f32,
+    /// Log-odds added to the moves of named opening lines.
+    pub book_bonus: f32,
     pub slips: SlipCosts,
     /// A node whose best legal move scores below this on its cell also tries slips.
     pub repair_below: f32,
@@ -109,6 +113,7 @@ impl Default for DecoderConfig {
             style: Style::default(),
             prior: MovePrior::default(),
             prior_weight: 1.0,
+            book_bonus: 2.5,
             slips: SlipCosts::default(),
             repair_below: -4.5,
             repair_from_best: 3,
@@ -183,6 +188,8 @@ pub struct Game {
     pub unused_cells: Vec<usize>,
     /// Log-score of the chosen game (nats), comparable between decodes of the same cells.
     pub score: f32,
+    /// The named opening the game follows (standard starts only).
+    pub opening: Option<Opening>,
 }
 
 impl Game {
@@ -439,7 +446,23 @@ fn game_from_lattice<E: CellEvidence>(
         }
     }
     let (end, result) = end_state(&pos);
+    let played: Vec<shakmaty::Move> = lattice
+        .best_path()
+        .iter()
+        .flat_map(|&e| {
+            lattice.edges[e as usize]
+                .steps
+                .iter()
+                .map(|s| s.m)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let opening = start
+        .is_standard()
+        .then(|| OpeningBook::shipped().opening_of(&played).cloned())
+        .flatten();
     Game {
+        opening,
         start: start.clone(),
         language: lang,
         moves,
