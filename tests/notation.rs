@@ -175,3 +175,20 @@ fn castling_promotion_capture_and_en_passant_forms() {
     let moves = interpret(&pos, "b8=Ф", ru, &style);
     assert_eq!(moves.len(), 1);
 }
+
+#[test]
+fn move_facts_keys_tell_facts_apart() {
+    use scoresheet::notation::{Check, MoveFacts};
+    let mut seen: HashMap<u32, MoveFacts> = HashMap::new();
+    for pos in positions(40, 3) {
+        for (_, facts) in legal_moves_with_facts(&pos) {
+            for check in [Check::None, Check::Check, Check::Mate, Check::Unknown] {
+                let f = MoveFacts { check, ..facts };
+                if let Some(other) = seen.insert(f.key(), f) {
+                    assert_eq!(other, f, "two facts share key {}", f.key());
+                }
+            }
+        }
+    }
+    assert!(seen.len() > 1000);
+}

@@ -147,10 +147,11 @@ struct Scorer<'a, E: CellEvidence> {
     lang: &'a Language,
     config: &'a DecoderConfig,
     /// Written bodies of each move, keyed by its facts with check unknown.
-    bodies: HashMap<MoveFacts, BodyList>,
-    /// Per cell: scores by full facts, and best body scores by check-free facts.
-    scores: Vec<HashMap<MoveFacts, f32>>,
-    body_scores: Vec<HashMap<MoveFacts, f32>>,
+    bodies: HashMap<u32, BodyList>,
+    /// Per cell: scores by full facts, and best body scores by check-free facts (both keyed by
+    /// [`MoveFacts::key`]).
+    scores: Vec<HashMap<u32, f32>>,
+    body_scores: Vec<HashMap<u32, f32>>,
 }
 
 impl<'a, E: CellEvidence> Scorer<'a, E> {
@@ -167,7 +168,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
 
     fn bodies_of(&mut self, body_key: MoveFacts) -> &BodyList {
         let (lang, style) = (self.lang, &self.config.style);
-        self.bodies.entry(body_key).or_insert_with(|| {
+        self.bodies.entry(body_key.key()).or_insert_with(|| {
             let mut list: BodyList = Vec::new();
             for_each_body(&body_key, lang, style, &mut |text, w| {
                 list.push((text.chars().collect(), w))
@@ -180,7 +181,8 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
     /// Log-likelihood of cell `cell` given that it holds the move with `facts`: the best of the
     /// move's written forms, or the cell's unreadable floor if that is likelier.
     fn score(&mut self, cell: usize, facts: &MoveFacts) -> f32 {
-        if let Some(&s) = self.scores[cell].get(facts) {
+        let facts_key = facts.key();
+        if let Some(&s) = self.scores[cell].get(&facts_key) {
             return s;
         }
         let evidence = &self.cells[cell];
@@ -197,7 +199,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
                 .iter()
                 .map(|&(mark, w)| w + factored.mark_log_likelihood(mark))
                 .fold(f32::NEG_INFINITY, f32::max);
-            let body_best = match self.body_scores[cell].get(&body_key) {
+            let body_best = match self.body_scores[cell].get(&body_key.key()) {
                 Some(&b) => b,
                 None => {
                     let mut best = floor - 1.0;
@@ -208,7 +210,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
                         best =
                             best.max(weight + factored.body_log_likelihood(chars, best - weight));
                     }
-                    self.body_scores[cell].insert(body_key, best);
+                    self.body_scores[cell].insert(body_key.key(), best);
                     best
                 }
             };
@@ -226,7 +228,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
             }
             best
         };
-        self.scores[cell].insert(*facts, s);
+        self.scores[cell].insert(facts_key, s);
         s
     }
 }

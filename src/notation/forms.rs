@@ -91,6 +91,34 @@ impl MoveFacts {
     }
 }
 
+impl MoveFacts {
+    /// The facts packed into 27 bits: equal keys, equal facts (for fast cache keys).
+    pub fn key(&self) -> u32 {
+        let role = self.role as u32;
+        let promotion = self.promotion.map_or(0, |r| r as u32);
+        let castle = match self.castle {
+            None => 0,
+            Some(CastlingSide::KingSide) => 1,
+            Some(CastlingSide::QueenSide) => 2,
+        };
+        let check = match self.check {
+            Check::None => 0,
+            Check::Check => 1,
+            Check::Mate => 2,
+            Check::Unknown => 3,
+        };
+        role | (self.from as u32) << 3
+            | (self.to as u32) << 9
+            | (self.capture as u32) << 15
+            | promotion << 16
+            | castle << 19
+            | (self.en_passant as u32) << 21
+            | (self.needs_file as u32) << 22
+            | (self.needs_rank as u32) << 23
+            | check << 24
+    }
+}
+
 /// How many legal moves of each piece type go to each square: a move needs a disambiguation
 /// in SAN only when it has a rival.
 #[derive(Debug, Clone)]
