@@ -253,6 +253,23 @@ fn median(v: &[f64]) -> f64 {
     v[v.len() / 2]
 }
 
+/// One line of the per-language table.
+fn table_row(label: &str, t: &Tally) -> String {
+    format!(
+        "{:<5} {:>5} {:>6} {:>8.2}% {:>6.1}% {:>10.1}% {:>10.1}% {:>7.1}% {:>15.2}% {:>9.1}",
+        label,
+        t.games,
+        t.plies,
+        pct(t.correct, t.plies),
+        pct(t.naive_correct, t.plies),
+        pct(t.exact_games, t.games),
+        pct(t.language_right, t.games),
+        pct(t.flagged, t.flagged + t.unflagged),
+        pct(t.unflagged_correct, t.unflagged),
+        median(&t.millis),
+    )
+}
+
 fn score_game(game: &Game, truth: &[Move], tally: &mut Tally) {
     let truth_uci: Vec<String> = truth
         .iter()
@@ -434,33 +451,10 @@ fn main() {
         println!("lang  games  plies  accuracy  naive   exact-games  lang-found  flagged  unflagged-right  median-ms");
         let mut total = Tally::default();
         for (lang, t) in &per_lang {
-            println!(
-                "{:<5} {:>5} {:>6} {:>8.2}% {:>6.1}% {:>10.1}% {:>10.1}% {:>7.1}% {:>15.2}% {:>9.1}",
-                lang.code,
-                t.games,
-                t.plies,
-                pct(t.correct, t.plies),
-                pct(t.naive_correct, t.plies),
-                pct(t.exact_games, t.games),
-                pct(t.language_right, t.games),
-                pct(t.flagged, t.flagged + t.unflagged),
-                pct(t.unflagged_correct, t.unflagged),
-                median(&t.millis),
-            );
+            println!("{}", table_row(lang.code, t));
             total.add(t);
         }
-        println!(
-            "ALL   {:>5} {:>6} {:>8.2}% {:>6.1}% {:>10.1}% {:>10.1}% {:>7.1}% {:>15.2}% {:>9.1}",
-            total.games,
-            total.plies,
-            pct(total.correct, total.plies),
-            pct(total.naive_correct, total.plies),
-            pct(total.exact_games, total.games),
-            pct(total.language_right, total.games),
-            pct(total.flagged, total.flagged + total.unflagged),
-            pct(total.unflagged_correct, total.unflagged),
-            median(&total.millis),
-        );
+        println!("{}", table_row("ALL", &total));
         println!("calibration (confidence bin: moves, share right):");
         for (lo, hi) in [
             (0.0, 0.5),
