@@ -362,6 +362,7 @@ fn main() {
             "repair_from_best" => config.repair_from_best = *value as usize,
             "prior_weight" => config.prior_weight = *value,
             "book_bonus" => config.book_bonus = *value,
+            "skip_lookback" => config.skip_lookback = *value as usize,
             "temperature" => config.temperature = *value,
             "flag_below" => config.flag_below = *value,
             "flag_fit_below" => config.flag_fit_below = *value,

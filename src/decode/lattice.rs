@@ -35,15 +35,15 @@ pub(crate) struct Step {
     pub fit: f32,
 }
 
-/// The one to three moves of an edge, inline so that offering a candidate allocates nothing.
+/// The one to four moves of an edge, inline so that offering a candidate allocates nothing.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Steps {
-    items: [Option<Step>; 3],
+    items: [Option<Step>; 4],
 }
 
 impl Steps {
     fn of(steps: &[Step]) -> Steps {
-        let mut items = [None; 3];
+        let mut items = [None; 4];
         for (slot, step) in items.iter_mut().zip(steps) {
             *slot = Some(*step);
         }
@@ -452,15 +452,25 @@ pub(crate) fn search<E: CellEvidence>(
             if fits_nothing {
                 continue;
             }
-            // A move skipped one cell earlier shows only now, when the cell after a coincidental
-            // match fits nothing: re-explain the previous cell and this one from the ancestor.
-            let parent = node.best_in.map(|e| &lattice.edges[e as usize]);
-            let written_alone = |e: &&Edge| {
+            // A move skipped a cell or two earlier shows only now, when the cells after a
+            // coincidental match fit nothing: re-explain them from the ancestor.
+            let written_alone = |e: &Edge| {
                 e.steps.len() == 1 && e.steps.first().is_some_and(|s| s.kind == StepKind::Written)
             };
-            if let Some(edge) = parent.filter(written_alone) {
-                if repaired_ancestors.insert(edge.src) {
-                    search.skip_before_previous(edge.src, &lattice.nodes[edge.src as usize], cell);
+            let mut at = node_id;
+            for depth in 1..=config.skip_lookback.min(cell) {
+                let Some(edge) = lattice.nodes[at as usize]
+                    .best_in
+                    .map(|e| &lattice.edges[e as usize])
+                else {
+                    break;
+                };
+                if !written_alone(edge) {
+                    break;
+                }
+                at = edge.src;
+                if repaired_ancestors.insert(at) {
+                    search.skip_before(at, &lattice.nodes[at as usize], cell - depth, cell);
                 }
             }
         }
@@ -676,56 +686,69 @@ impl<E: CellEvidence> Search<'_, E> {
         }
     }
 
-    /// From `ancestor` (at `cell - 1`): a skipped move, then the moves of cells `cell - 1` and
+    /// From `ancestor` (at cell `from`): a skipped move, then the moves of cells `from` to
     /// `cell`, each among the few that fit its cell best.
-    fn skip_before_previous(&mut self, ancestor_id: u32, ancestor: &Node, cell: usize) {
+    fn skip_before(&mut self, ancestor_id: u32, ancestor: &Node, from: usize, cell: usize) {
         let config = self.config;
-        let keep = config.swap_candidates;
         for first in children(&ancestor.pos, ancestor.last_to, config) {
             let first_pos = after(&ancestor.pos, first.m);
-            let seconds_all = children(&first_pos, Some(first.m.to()), config);
-            for (second_fit, second, second_pos) in
-                self.best_fits(&first_pos, &seconds_all, cell - 1, keep)
-            {
-                let thirds = children(&second_pos, Some(second.m.to()), config);
-                for (third_fit, third, _) in self.best_fits(&second_pos, &thirds, cell, keep) {
-                    let w = config.slips.skipped_move
-                        + first.log_prior
-                        + second.log_prior
-                        + second_fit
-                        + third.log_prior
-                        + third_fit;
-                    let steps = [
-                        Step {
-                            m: first.m,
-                            cell: None,
-                            kind: StepKind::Skipped,
-                            fit: 0.0,
-                        },
-                        Step {
-                            m: second.m,
-                            cell: Some(cell as u32 - 1),
-                            kind: StepKind::Written,
-                            fit: second_fit,
-                        },
-                        Step {
-                            m: third.m,
-                            cell: Some(cell as u32),
-                            kind: StepKind::Written,
-                            fit: third_fit,
-                        },
-                    ];
-                    let key = zobrist(&after(&second_pos, third.m));
-                    self.pending.offer(
-                        cell + 1,
-                        ancestor_id,
-                        ancestor.best,
-                        w,
-                        &steps,
-                        key,
-                        ancestor.ply + 3,
-                    );
-                }
+            let skipped = Step {
+                m: first.m,
+                cell: None,
+                kind: StepKind::Skipped,
+                fit: 0.0,
+            };
+            let w = config.slips.skipped_move + first.log_prior;
+            self.rewrite_cells(
+                ancestor_id,
+                ancestor,
+                &[skipped],
+                w,
+                &first_pos,
+                first.m.to(),
+                from,
+                cell,
+            );
+        }
+    }
+
+    /// Continues a chain of steps from `pos` by the best-fitting moves of cells `at..=cell`,
+    /// offering each complete chain as an edge from `src`.
+    #[allow(clippy::too_many_arguments)]
+    fn rewrite_cells(
+        &mut self,
+        src_id: u32,
+        src: &Node,
+        steps: &[Step],
+        w: f32,
+        pos: &Chess,
+        last_to: Square,
+        at: usize,
+        cell: usize,
+    ) {
+        let kids = children(pos, Some(last_to), self.config);
+        for (fit, kid, kid_pos) in self.best_fits(pos, &kids, at, self.config.swap_candidates) {
+            let mut chain = steps.to_vec();
+            chain.push(Step {
+                m: kid.m,
+                cell: Some(at as u32),
+                kind: StepKind::Written,
+                fit,
+            });
+            let w = w + kid.log_prior + fit;
+            if at == cell {
+                let ply = src.ply + chain.len() as u32;
+                self.pending.offer(
+                    cell + 1,
+                    src_id,
+                    src.best,
+                    w,
+                    &chain,
+                    zobrist(&kid_pos),
+                    ply,
+                );
+            } else {
+                self.rewrite_cells(src_id, src, &chain, w, &kid_pos, kid.m.to(), at + 1, cell);
             }
         }
     }

@@ -80,6 +80,8 @@ pub struct DecoderConfig {
     pub repair_below: f32,
     /// How many of a layer's best nodes may try slips.
     pub repair_from_best: usize,
+    /// How many cells back a skipped move is looked for when a cell fits nothing.
+    pub skip_lookback: usize,
     /// Moves tried as the first of a swapped pair.
     pub swap_candidates: usize,
     /// Moves tried per ply of a skipped row.
@@ -117,6 +119,7 @@ impl Default for DecoderConfig {
             slips: SlipCosts::default(),
             repair_below: -4.5,
             repair_from_best: 3,
+            skip_lookback: 1,
             swap_candidates: 3,
             row_skip_candidates: 4,
             temperature: 0.85,
