@@ -26,7 +26,7 @@ pub use transcript::{Transcript, TranscriptError};
 
 use crate::notation::{distinct_languages, Language, Style};
 use crate::start::StartPosition;
-use lattice::{log_add, Lattice};
+use lattice::Lattice;
 
 /// What slips cost, in nats, on top of the moves' own scores.
 #[derive(Debug, Clone, PartialEq)]
@@ -397,8 +397,10 @@ fn game_from_lattice<E: CellEvidence>(
     let mut pos: Chess = start.position.clone();
     let mut moves = Vec::new();
     let mut used = vec![false; cells.len()];
+    let mut played = Vec::new();
     for e in lattice.best_path() {
         for step in lattice.edges[e as usize].steps.iter() {
+            played.push(step.m);
             let ply = moves.len();
             let uci = UciMove::from_move(step.m, start.castling_mode).to_string();
             let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
@@ -449,17 +451,6 @@ fn game_from_lattice<E: CellEvidence>(
         }
     }
     let (end, result) = end_state(&pos);
-    let played: Vec<shakmaty::Move> = lattice
-        .best_path()
-        .iter()
-        .flat_map(|&e| {
-            lattice.edges[e as usize]
-                .steps
-                .iter()
-                .map(|s| s.m)
-                .collect::<Vec<_>>()
-        })
-        .collect();
     let opening = start
         .is_standard()
         .then(|| OpeningBook::shipped().opening_of(&played).cloned())
@@ -504,9 +495,4 @@ pub fn aligned_score<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Option<f32> {
     lattice::aligned_score(cells, &start.position, lang, moves, config)
-}
-
-/// Sums log-probabilities (used by the benchmark's calibration check).
-pub fn log_sum(values: impl IntoIterator<Item = f32>) -> f32 {
-    values.into_iter().fold(f32::NEG_INFINITY, log_add)
 }
