@@ -198,3 +198,13 @@ fn help_and_languages_explain_themselves() {
         .join("samples/opera-game.tsv")
         .exists());
 }
+
+#[test]
+fn an_absurdly_long_transcript_is_refused() {
+    let text: String = (1..=700).map(|i| format!("{i}\tNf3\tNf6\n")).collect();
+    let path = temp_file("long.tsv", text.as_bytes());
+    assert_clear_error(
+        &scoresheet(&["decode", path.to_str().unwrap()]),
+        &["long.tsv", "longer than any scoresheet"],
+    );
+}

@@ -41,6 +41,8 @@ proptest! {
             prop_assert!(legal.is_ok(), "{} is illegal", m.uci);
             pos.play_unchecked(legal.unwrap());
             prop_assert!((0.0..=1.0).contains(&m.confidence));
+            let total: f32 = m.confidence + m.alternatives.iter().map(|a| a.confidence).sum::<f32>();
+            prop_assert!(total <= 1.01, "ply {} posteriors sum to {total}", m.ply);
         }
     }
 

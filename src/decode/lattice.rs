@@ -876,40 +876,41 @@ fn admit(
 
 impl Lattice {
     /// Forward and backward log-masses of every node with edge weights scaled by
-    /// `temperature`, and the log of the total mass of complete paths.
-    pub fn forward_backward(&self, temperature: f32) -> (Vec<f32>, Vec<f32>, f32) {
+    /// `temperature`, and the log of the total mass of complete paths. In f64: a long game sums
+    /// thousands of log-weights, and f32 would lose the posterior's last digits.
+    pub fn forward_backward(&self, temperature: f32) -> (Vec<f64>, Vec<f64>, f64) {
+        let t = temperature as f64;
         let count = self.nodes.len();
-        let mut alpha = vec![f32::NEG_INFINITY; count];
+        let mut alpha = vec![f64::NEG_INFINITY; count];
         if count == 0 {
-            return (alpha, Vec::new(), f32::NEG_INFINITY);
+            return (alpha, Vec::new(), f64::NEG_INFINITY);
         }
         alpha[0] = 0.0;
         for id in 1..count {
-            let mut acc = f32::NEG_INFINITY;
+            let mut acc = f64::NEG_INFINITY;
             for &e in &self.nodes[id].incoming {
                 let edge = &self.edges[e as usize];
-                acc = log_add(acc, alpha[edge.src as usize] + temperature * edge.weight);
+                acc = log_add64(acc, alpha[edge.src as usize] + t * edge.weight as f64);
             }
             alpha[id] = acc;
         }
-        let mut beta = vec![f32::NEG_INFINITY; count];
+        let mut beta = vec![f64::NEG_INFINITY; count];
         for &f in &self.finals {
             beta[f as usize] = 0.0;
         }
         for id in (0..count).rev() {
-            if beta[id] == f32::NEG_INFINITY {
+            if beta[id] == f64::NEG_INFINITY {
                 continue;
             }
             for &e in &self.nodes[id].incoming {
                 let edge = &self.edges[e as usize];
                 let src = edge.src as usize;
-                beta[src] = log_add(beta[src], beta[id] + temperature * edge.weight);
+                beta[src] = log_add64(beta[src], beta[id] + t * edge.weight as f64);
             }
         }
-        let total = self
-            .finals
-            .iter()
-            .fold(f32::NEG_INFINITY, |acc, &f| log_add(acc, alpha[f as usize]));
+        let total = self.finals.iter().fold(f64::NEG_INFINITY, |acc, &f| {
+            log_add64(acc, alpha[f as usize])
+        });
         (alpha, beta, total)
     }
 
@@ -939,6 +940,17 @@ impl Lattice {
             .map(|&f| self.nodes[f as usize].best)
             .fold(f32::NEG_INFINITY, f32::max)
     }
+}
+
+fn log_add64(a: f64, b: f64) -> f64 {
+    if a == f64::NEG_INFINITY {
+        return b;
+    }
+    if b == f64::NEG_INFINITY {
+        return a;
+    }
+    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    hi + (lo - hi).exp().ln_1p()
 }
 
 pub(crate) fn log_add(a: f32, b: f32) -> f32 {

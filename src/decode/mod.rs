@@ -375,10 +375,10 @@ fn game_from_lattice<E: CellEvidence>(
     let mut mass: Vec<HashMap<String, f32>> = Vec::new();
     for edge in &lattice.edges {
         let (a, b) = (alpha[edge.src as usize], beta[edge.dst as usize]);
-        if a == f32::NEG_INFINITY || b == f32::NEG_INFINITY {
+        if a == f64::NEG_INFINITY || b == f64::NEG_INFINITY {
             continue;
         }
-        let p = (a + config.temperature * edge.weight + b - total).exp();
+        let p = (a + config.temperature as f64 * edge.weight as f64 + b - total).exp() as f32;
         if p.is_nan() || p <= 1e-5 {
             continue;
         }

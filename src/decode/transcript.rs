@@ -42,6 +42,9 @@ pub enum TranscriptError {
         line: usize,
         cells: usize,
     },
+    TooLong {
+        cells: usize,
+    },
     Empty,
 }
 
@@ -60,12 +63,20 @@ impl fmt::Display for TranscriptError {
                 f,
                 "line {line}: {cells} cells after the move number; a line holds White's and Black's cells only"
             ),
+            TranscriptError::TooLong { cells } => write!(
+                f,
+                "{cells} cells: longer than any scoresheet ({MAX_CELLS} cells, {} moves, at most)",
+                MAX_CELLS / 2
+            ),
             TranscriptError::Empty => write!(f, "no moves: the transcript has no numbered lines"),
         }
     }
 }
 
 impl std::error::Error for TranscriptError {}
+
+/// The most cells a transcript may hold: 600 moves, twice the longest tournament game played.
+pub const MAX_CELLS: usize = 1200;
 
 /// Longest move number gap filled with blank cells rather than refused.
 const MAX_GAP: u32 = 20;
@@ -150,6 +161,11 @@ impl Transcript {
             while raw_cells.last().is_some_and(|c| c.trim().is_empty()) {
                 raw_cells.pop();
             }
+        }
+        if raw_cells.len() > MAX_CELLS {
+            return Err(TranscriptError::TooLong {
+                cells: raw_cells.len(),
+            });
         }
         cells.extend(raw_cells.iter().map(|c| TypedCell::new(c)));
         Ok(Transcript {
