@@ -217,7 +217,12 @@ impl NoisyTranscript {
     }
 }
 
-fn sample_form(facts: &MoveFacts, lang: &Language, style: &Style, rng: &mut Rng) -> String {
+pub(crate) fn sample_form(
+    facts: &MoveFacts,
+    lang: &Language,
+    style: &Style,
+    rng: &mut Rng,
+) -> String {
     let mut forms: Vec<(String, f32)> = Vec::new();
     for_each_form(facts, lang, style, &mut |t, w| {
         forms.push((t.to_string(), w))
@@ -272,7 +277,12 @@ fn scrawl(rng: &mut Rng) -> String {
 
 /// A notational slip on a correctly chosen form: what players really get wrong (HCS): a
 /// missing disambiguation, a missing capture mark, a missing or false check mark.
-fn notation_slip(facts: &MoveFacts, lang: &Language, writer: &Style, rng: &mut Rng) -> String {
+pub(crate) fn notation_slip(
+    facts: &MoveFacts,
+    lang: &Language,
+    writer: &Style,
+    rng: &mut Rng,
+) -> String {
     let mut kinds: Vec<u8> = Vec::new();
     if facts.needs_file || facts.needs_rank {
         kinds.extend([0, 0]);
@@ -305,7 +315,7 @@ fn notation_slip(facts: &MoveFacts, lang: &Language, writer: &Style, rng: &mut R
 
 /// The wrong square: the destination's rank (mostly) or file off by one, as a hurried hand
 /// writes it.
-fn wrong_square(text: &str, rng: &mut Rng) -> String {
+pub(crate) fn wrong_square(text: &str, rng: &mut Rng) -> String {
     let mut chars: Vec<char> = text.chars().collect();
     let squares: Vec<usize> = (1..chars.len())
         .filter(|&i| ('a'..='h').contains(&chars[i - 1]) && ('1'..='8').contains(&chars[i]))

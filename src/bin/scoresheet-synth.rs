@@ -1,0 +1,312 @@
+//! scoresheet-synth: renders scoresheets from real games, with the truth behind every cell, for
+//! training the cell reader and testing the page stage.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use image::codecs::jpeg::JpegEncoder;
+use rayon::prelude::*;
+
+use scoresheet::games::{read_pgn_file, shared_data_dir};
+use scoresheet::notation::{Language, LANGUAGES};
+use scoresheet::synth::camera::Capture;
+use scoresheet::synth::cells::{render_cells, CellBatch, CellOptions};
+use scoresheet::synth::glyphs::GlyphBank;
+use scoresheet::synth::hand::Scripts;
+use scoresheet::synth::layout::Layout;
+use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
+use scoresheet::synth::{charset, Rng};
+
+/// Render handwritten chess scoresheets from real games, with ground truth.
+///
+/// Sheets: `DIR/<id>.jpg` and `DIR/<id>.json` (the truth: start FEN, the game in SAN, what was
+/// written in every cell, each cell's quadrilateral and box in image pixels, the effects applied).
+/// With --cells: labelled cell crops only, as `DIR/cells-NNNN.npy` (uint8, N x H x W) and
+/// `DIR/labels.tsv`, for training the cell reader.
+#[derive(Parser, Debug)]
+#[command(name = "scoresheet-synth", version)]
+struct Args {
+    /// PGN collection (.pgn or .pgn.gz) the games come from.
+    #[arg(long)]
+    games: PathBuf,
+    /// How many sheets (or, with --cells, how many cells) to make.
+    #[arg(long)]
+    count: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long)]
+    out: PathBuf,
+    /// A language code (see `scoresheet languages`) or `all` to cycle through every language.
+    #[arg(long, default_value = "all")]
+    lang: String,
+    /// A built-in layout name, a layout JSON file, or `all` to cycle through the built-in ones.
+    #[arg(long, default_value = "all")]
+    layout: String,
+    /// `scan`, `photo` or `mixed`.
+    #[arg(long, default_value = "mixed")]
+    capture: String,
+    /// Page resolution before the camera, in dots per inch.
+    #[arg(long, default_value_t = 150.0)]
+    dpi: f32,
+    /// Write labelled cell crops instead of sheets.
+    #[arg(long)]
+    cells: bool,
+    /// Cell crop size WIDTHxHEIGHT (with --cells).
+    #[arg(long, default_value = "192x48")]
+    cell_size: String,
+    /// The glyph sets (default: shared/data/glyphs beside the repository, or $SCORESHEET_DATA).
+    #[arg(long)]
+    glyphs: Option<PathBuf>,
+    /// Where the fonts are installed.
+    #[arg(long, default_value = "/usr/share/fonts")]
+    fonts: PathBuf,
+    /// Also write a montage of the first sheets (one JPEG) to this file.
+    #[arg(long)]
+    montage: Option<PathBuf>,
+    /// Instead of sheets, write `DIR/glyphs.png`: the first samples of each of these characters
+    /// as the renderer sees them (ink masks), for checking the glyph sets by eye.
+    #[arg(long)]
+    show_glyphs: Option<String>,
+    /// Games to read from the collection.
+    #[arg(long, default_value_t = 5000)]
+    max_games: usize,
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn languages(choice: &str) -> Result<Vec<&'static Language>, String> {
+    if choice == "all" {
+        return Ok(LANGUAGES.iter().collect());
+    }
+    choice
+        .split(',')
+        .map(|code| {
+            Language::by_code(code.trim()).ok_or(format!(
+                "unknown language {code:?} (see `scoresheet languages`)"
+            ))
+        })
+        .collect()
+}
+
+fn layouts(choice: &str) -> Result<Vec<Layout>, String> {
+    if choice == "all" {
+        return Ok(Layout::built_in());
+    }
+    if let Some(layout) = Layout::by_name(choice) {
+        return Ok(vec![layout]);
+    }
+    let path = Path::new(choice);
+    let json = fs::read_to_string(path).map_err(|e| {
+        let names: Vec<String> = Layout::built_in().into_iter().map(|l| l.name).collect();
+        format!(
+            "{choice}: {e} (not a file, nor a built-in layout: {})",
+            names.join(", ")
+        )
+    })?;
+    Layout::from_json(&json)
+        .map(|l| vec![l])
+        .map_err(|e| format!("{choice}: {e}"))
+}
+
+/// Writes `bytes` to `path` through a temporary file, so a reader never sees half a file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = path.with_extension("part");
+    fs::write(&tmp, bytes)
+        .and_then(|()| fs::rename(&tmp, path))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn jpeg(image: &image::RgbImage, quality: u8) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    JpegEncoder::new_with_quality(&mut bytes, quality)
+        .encode_image(image)
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let langs = languages(&args.lang)?;
+    let layouts = layouts(&args.layout)?;
+    let capture = match args.capture.as_str() {
+        "scan" => Some(Capture::Scan),
+        "photo" => Some(Capture::Photo),
+        "mixed" => None,
+        other => return Err(format!("--capture {other}: expected scan, photo or mixed")),
+    };
+    if !(args.dpi >= 50.0 && args.dpi <= 400.0) {
+        return Err(format!("--dpi {}: expected 50 to 400", args.dpi));
+    }
+    if let Some(chars) = &args.show_glyphs {
+        let glyph_dir = args
+            .glyphs
+            .clone()
+            .unwrap_or_else(|| shared_data_dir().join("glyphs"));
+        let bank = GlyphBank::load(&glyph_dir).map_err(|e| e.to_string())?;
+        fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        let cell = 72u32;
+        let chars: Vec<char> = chars.chars().collect();
+        let mut sheet =
+            image::GrayImage::from_pixel(cell * 16, cell * chars.len() as u32, image::Luma([255]));
+        for (row, c) in chars.iter().enumerate() {
+            for (i, mask) in bank.samples(*c).iter().take(16).enumerate() {
+                let scale = (cell as f32 - 4.0) / mask.width.max(mask.height) as f32;
+                for y in 0..cell - 4 {
+                    for x in 0..cell - 4 {
+                        let a = mask.sample((x as f32 + 0.5) / scale, (y as f32 + 0.5) / scale);
+                        let v = (255.0 * (1.0 - a)) as u8;
+                        sheet.put_pixel(
+                            i as u32 * cell + x,
+                            row as u32 * cell + y,
+                            image::Luma([v]),
+                        );
+                    }
+                }
+            }
+        }
+        let path = args.out.join("glyphs.png");
+        sheet
+            .save(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        return Ok(());
+    }
+    let games = read_pgn_file(&args.games, args.max_games)
+        .map_err(|e| format!("{}: {e}", args.games.display()))?;
+    if games.is_empty() {
+        return Err(format!("{}: no games", args.games.display()));
+    }
+    let glyph_dir = args
+        .glyphs
+        .clone()
+        .unwrap_or_else(|| shared_data_dir().join("glyphs"));
+    let bank = GlyphBank::load(&glyph_dir).map_err(|e| e.to_string())?;
+    let scripts = Scripts::load(bank, &args.fonts, &charset()).map_err(|e| e.to_string())?;
+    fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let started = Instant::now();
+
+    if args.cells {
+        let (width, height) = args
+            .cell_size
+            .split_once('x')
+            .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+            .filter(|&(w, h): &(u32, u32)| (16..=1024).contains(&w) && (8..=512).contains(&h))
+            .ok_or(format!(
+                "--cell-size {}: expected WIDTHxHEIGHT, e.g. 192x48",
+                args.cell_size
+            ))?;
+        let options = CellOptions { width, height };
+        let shard = 10_000;
+        let mut labels = BufWriter::new(
+            fs::File::create(args.out.join("labels.tsv.part"))
+                .map_err(|e| format!("{}: {e}", args.out.display()))?,
+        );
+        writeln!(labels, "index\tfile\trow\ttext\tlanguage\tkind").map_err(|e| e.to_string())?;
+        for (shard_index, first) in (0..args.count).step_by(shard).enumerate() {
+            let n = shard.min(args.count - first);
+            let batch: CellBatch =
+                render_cells(&scripts, &games, &langs, first, n, args.seed, &options);
+            let file = format!("cells-{shard_index:04}.npy");
+            write_atomically(&args.out.join(&file), &batch.to_npy())?;
+            for (row, label) in batch.labels.iter().enumerate() {
+                writeln!(
+                    labels,
+                    "{}\t{file}\t{row}\t{}\t{}\t{}",
+                    first + row,
+                    label.text,
+                    label.language,
+                    label.kind
+                )
+                .map_err(|e| e.to_string())?;
+            }
+        }
+        labels.flush().map_err(|e| e.to_string())?;
+        drop(labels);
+        fs::rename(
+            args.out.join("labels.tsv.part"),
+            args.out.join("labels.tsv"),
+        )
+        .map_err(|e| format!("{}: {e}", args.out.display()))?;
+        let seconds = started.elapsed().as_secs_f64();
+        eprintln!(
+            "{} cells in {seconds:.1} s ({:.0} cells/s) -> {}",
+            args.count,
+            args.count as f64 / seconds,
+            args.out.display()
+        );
+        return Ok(());
+    }
+
+    let results: Vec<Result<(String, image::RgbImage, usize), String>> = (0..args.count)
+        .into_par_iter()
+        .map(|i| {
+            let seed = args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i as u64 + 1);
+            let mut rng = Rng::new(seed);
+            let lang = langs[i % langs.len()];
+            let layout = &layouts[(i + i / langs.len()) % layouts.len()];
+            let game = pick_game(&games, &mut rng).ok_or("no game to write")?;
+            let id = format!("{:05}-{}-{}", i, lang.code, layout.name);
+            let sheet = render_sheet(
+                &scripts,
+                &SheetRequest {
+                    id: id.clone(),
+                    game: &game,
+                    language: lang,
+                    layout,
+                    seed: rng.next_u64(),
+                    dpi: args.dpi,
+                    capture,
+                },
+            )
+            .map_err(|e| format!("sheet {id}: {e}"))?;
+            let bytes = jpeg(&sheet.image, sheet.jpeg_quality)?;
+            write_atomically(&args.out.join(&sheet.truth.image), &bytes)?;
+            let json = serde_json::to_vec_pretty(&sheet.truth).map_err(|e| e.to_string())?;
+            write_atomically(&args.out.join(format!("{id}.json")), &json)?;
+            let cells = sheet.truth.cells.iter().filter(|c| c.ink).count();
+            Ok((id, sheet.image, cells))
+        })
+        .collect();
+    let mut cells = 0;
+    let mut thumbnails = Vec::new();
+    for result in results {
+        let (_, image, n) = result?;
+        cells += n;
+        if args.montage.is_some() && thumbnails.len() < 12 {
+            thumbnails.push(image::imageops::thumbnail(&image, 400, 560));
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "{} sheets, {cells} written cells in {seconds:.1} s ({:.2} sheets/s, {:.0} cells/s) -> {}",
+        args.count,
+        args.count as f64 / seconds,
+        cells as f64 / seconds,
+        args.out.display()
+    );
+    if let Some(path) = &args.montage {
+        let columns = 4u32;
+        let rows = (thumbnails.len() as u32).div_ceil(columns);
+        let mut montage =
+            image::RgbImage::from_pixel(columns * 410, rows.max(1) * 570, image::Rgb([255; 3]));
+        for (i, thumb) in thumbnails.iter().enumerate() {
+            let (x, y) = (
+                (i as u32 % columns) * 410 + 5,
+                (i as u32 / columns) * 570 + 5,
+            );
+            image::imageops::overlay(&mut montage, thumb, x as i64, y as i64);
+        }
+        write_atomically(path, &jpeg(&montage, 80)?)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,404 @@
+//! Labelled cell crops for training the cell reader, made fast: each cell is rendered on its
+//! own (paper, ruling lines, a neighbour's ink, the writer's text), cropped the way the page
+//! stage crops a detected cell, and degraded as cameras and scanners degrade it.
+
+use image::{GrayImage, RgbImage};
+use imageproc::filter::gaussian_blur_f32;
+use imageproc::geometric_transformations::Projection;
+use rayon::prelude::*;
+
+use super::camera::gaussian;
+use super::hand::{cross_out, pen_width, scrawl, write_text, Hand, Scripts, TextBox};
+use super::ink::InkLayer;
+use super::rng::Rng;
+use super::sheet::{pick_game, plan_entries, Entry};
+use super::transcript::Writer;
+use crate::games::PgnGame;
+use crate::notation::Language;
+
+/// How far beyond a cell's borders a crop reaches, as a share of the cell's width and height
+/// on each side: writing often runs over the lines. The page stage crops with the same margins.
+pub const CROP_MARGIN: (f32, f32) = (0.05, 0.18);
+
+/// Cells in a row come from one writer, as on a sheet.
+const CELLS_PER_WRITER: usize = 40;
+
+#[derive(Debug, Clone, Copy)]
+pub struct CellOptions {
+    pub width: u32,
+    pub height: u32,
+}
+
+/// What a crop shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellLabel {
+    /// The text to read ("" for an empty cell or a scrawl).
+    pub text: String,
+    pub language: &'static str,
+    /// `move`, `blank`, `scrawl` or `crossed_out`.
+    pub kind: &'static str,
+}
+
+/// Crops in one array: `pixels[i * width * height ..]` is crop `i`, grey, row-major.
+pub struct CellBatch {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+    pub labels: Vec<CellLabel>,
+}
+
+impl CellBatch {
+    /// The crops as a NumPy `.npy` file of shape (N, height, width), dtype uint8.
+    pub fn to_npy(&self) -> Vec<u8> {
+        let mut header = format!(
+            "{{'descr': '|u1', 'fortran_order': False, 'shape': ({}, {}, {}), }}",
+            self.labels.len(),
+            self.height,
+            self.width
+        );
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(&self.pixels);
+        out
+    }
+}
+
+/// Crops the quadrilateral `quad` (top-left, top-right, bottom-right, bottom-left) of `image`,
+/// grown by [`CROP_MARGIN`], to `width` x `height` grey pixels (bilinear).
+pub fn cell_crop(
+    image: &GrayImage,
+    quad: [[f32; 2]; 4],
+    width: u32,
+    height: u32,
+) -> Option<GrayImage> {
+    let (mx, my) = CROP_MARGIN;
+    let (w, h) = (width as f32, height as f32);
+    // The crop's pixel grid covers the margins too: the cell itself spans the inner part.
+    let inner = [
+        (w * mx / (1.0 + 2.0 * mx), h * my / (1.0 + 2.0 * my)),
+        (w * (1.0 + mx) / (1.0 + 2.0 * mx), h * my / (1.0 + 2.0 * my)),
+        (
+            w * (1.0 + mx) / (1.0 + 2.0 * mx),
+            h * (1.0 + my) / (1.0 + 2.0 * my),
+        ),
+        (w * mx / (1.0 + 2.0 * mx), h * (1.0 + my) / (1.0 + 2.0 * my)),
+    ];
+    let to_image = Projection::from_control_points(inner, quad.map(|[x, y]| (x, y)))?;
+    let mut out = GrayImage::new(width, height);
+    let (iw, ih) = (image.width() as i64, image.height() as i64);
+    let px = |x: i64, y: i64| {
+        image
+            .get_pixel(x.clamp(0, iw - 1) as u32, y.clamp(0, ih - 1) as u32)
+            .0[0] as f32
+    };
+    for y in 0..height {
+        for x in 0..width {
+            let (u, v) = to_image * (x as f32 + 0.5, y as f32 + 0.5);
+            let (u, v) = (u - 0.5, v - 0.5);
+            let (x0, y0) = (u.floor(), v.floor());
+            let (fx, fy) = (u - x0, v - y0);
+            let (x0, y0) = (x0 as i64, y0 as i64);
+            let top = px(x0, y0) * (1.0 - fx) + px(x0 + 1, y0) * fx;
+            let bottom = px(x0, y0 + 1) * (1.0 - fx) + px(x0 + 1, y0 + 1) * fx;
+            out.put_pixel(
+                x,
+                y,
+                image::Luma([(top * (1.0 - fy) + bottom * fy).round() as u8]),
+            );
+        }
+    }
+    Some(out)
+}
+
+fn uniform(rng: &mut Rng, lo: f32, hi: f32) -> f32 {
+    lo + (hi - lo) * rng.unit() as f32
+}
+
+/// One writer's stretch of cells: their hand, language and what they wrote.
+struct WriterCells {
+    hand: Hand,
+    language: &'static Language,
+    entries: Vec<Entry>,
+    first_entry: usize,
+}
+
+fn writer_cells(
+    scripts: &Scripts,
+    games: &[PgnGame],
+    langs: &[&'static Language],
+    writer_index: usize,
+    seed: u64,
+) -> WriterCells {
+    let mut rng = Rng::new(seed ^ (writer_index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
+    let language = langs[writer_index % langs.len()];
+    let hand = Hand::random(scripts, &mut rng);
+    let writer = Writer::random(&mut rng);
+    let game = pick_game(games, &mut rng);
+    let entries = game
+        .map(|g| plan_entries(&g, language, &writer, 240, &mut rng).0)
+        .unwrap_or_default();
+    let first_entry = rng.below(entries.len().saturating_sub(CELLS_PER_WRITER).max(1));
+    WriterCells {
+        hand,
+        language,
+        entries,
+        first_entry,
+    }
+}
+
+/// Renders cells `first..first + count` (the same index and seed give the same crop).
+pub fn render_cells(
+    scripts: &Scripts,
+    games: &[PgnGame],
+    langs: &[&'static Language],
+    first: usize,
+    count: usize,
+    seed: u64,
+    options: &CellOptions,
+) -> CellBatch {
+    let end = first + count;
+    let writers = first / CELLS_PER_WRITER..end.div_ceil(CELLS_PER_WRITER);
+    let crops: Vec<(Vec<u8>, CellLabel)> = writers
+        .into_par_iter()
+        .flat_map_iter(|writer_index| {
+            let writer = writer_cells(scripts, games, langs, writer_index, seed);
+            let cells = (writer_index * CELLS_PER_WRITER).max(first)
+                ..((writer_index + 1) * CELLS_PER_WRITER).min(end);
+            cells
+                .map(|index| {
+                    let mut rng = Rng::new(
+                        seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xC311,
+                    );
+                    let entry = writer
+                        .entries
+                        .get(writer.first_entry + index % CELLS_PER_WRITER)
+                        .cloned()
+                        .unwrap_or_default();
+                    render_cell(scripts, &writer, entry, &mut rng, options)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut pixels = Vec::with_capacity(count * (options.width * options.height) as usize);
+    let mut labels = Vec::with_capacity(count);
+    for (crop, label) in crops {
+        pixels.extend_from_slice(&crop);
+        labels.push(label);
+    }
+    CellBatch {
+        width: options.width,
+        height: options.height,
+        pixels,
+        labels,
+    }
+}
+
+fn render_cell(
+    scripts: &Scripts,
+    writer: &WriterCells,
+    mut entry: Entry,
+    rng: &mut Rng,
+    options: &CellOptions,
+) -> (Vec<u8>, CellLabel) {
+    let blank = rng.chance(0.04);
+    if blank {
+        entry = Entry::default();
+    }
+    let hand = &writer.hand;
+    // The cell at its scanned size: 25 to 90 pixels high, 3.5 to 5.5 times as wide.
+    let cell_h = uniform(rng, 25.0, 90.0);
+    let cell_w = cell_h * uniform(rng, 3.5, 5.5);
+    let (pad_x, pad_y) = (cell_w * 0.35, cell_h * 0.9);
+    let (cw, ch) = (
+        (cell_w + 2.0 * pad_x).ceil() as u32,
+        (cell_h + 2.0 * pad_y).ceil() as u32,
+    );
+    let paper = 225.0 + rng.unit() as f32 * 30.0;
+    let mut canvas = RgbImage::from_pixel(cw, ch, image::Rgb([paper as u8; 3]));
+    let line_ink = (30.0 + rng.unit() as f32 * 90.0) as u8;
+    let line_w = uniform(rng, 0.6, 2.5);
+    let (x0, y0) = (pad_x, pad_y);
+    // Ruling lines around the cell, reaching across the canvas as on the form.
+    let mut lines = InkLayer::new(0, 0, cw as usize, ch as usize);
+    for y in [y0 - cell_h, y0, y0 + cell_h, y0 + 2.0 * cell_h] {
+        lines.draw_stroke(&[(0.0, y), (cw as f32, y)], line_w);
+    }
+    for x in [x0 - cell_w, x0, x0 + cell_w] {
+        lines.draw_stroke(&[(x, 0.0), (x, ch as f32)], line_w);
+    }
+    lines.lay_on(&mut canvas, [line_ink; 3], 1.0);
+    if rng.chance(0.3) {
+        // The shaded move-number column or a neighbour's printed number on the left.
+        for y in 0..ch {
+            for x in 0..(x0 - line_w).max(0.0) as u32 {
+                let p = canvas.get_pixel_mut(x, y);
+                p.0 = p.0.map(|c| (c as f32 * 0.85) as u8);
+            }
+        }
+    }
+    let mut ink = InkLayer::new(0, 0, cw as usize, ch as usize);
+    let area = TextBox {
+        x: x0,
+        y: y0,
+        width: cell_w,
+        height: cell_h,
+    };
+    if rng.chance(0.25) {
+        // A neighbour's writing reaching into view from above or below.
+        let other = writer
+            .entries
+            .get(rng.below(writer.entries.len().max(1)))
+            .map(|e| e.text.clone())
+            .unwrap_or_default();
+        let dy = if rng.chance(0.5) { -cell_h } else { cell_h };
+        let neighbour = TextBox { y: y0 + dy, ..area };
+        write_text(&mut ink, scripts, hand, &other, neighbour, false, rng);
+    }
+    let cap = cell_h * hand.size;
+    let kind = if blank || (entry.text.is_empty() && !entry.scrawl) {
+        "blank"
+    } else if entry.scrawl {
+        scrawl(&mut ink, area, pen_width(hand, cap), rng);
+        "scrawl"
+    } else if let Some(crossed) = &entry.crossed {
+        let first = TextBox {
+            width: cell_w * 0.5,
+            ..area
+        };
+        if let Some(drawn) = write_text(&mut ink, scripts, hand, crossed, first, false, rng) {
+            cross_out(&mut ink, drawn, pen_width(hand, cap), rng);
+        }
+        let second = TextBox {
+            x: x0 + cell_w * 0.5,
+            width: cell_w * 0.5,
+            ..area
+        };
+        write_text(&mut ink, scripts, hand, &entry.text, second, false, rng);
+        "crossed_out"
+    } else {
+        write_text(&mut ink, scripts, hand, &entry.text, area, entry.spill, rng);
+        "move"
+    };
+    ink.lay_on(&mut canvas, hand.ink, hand.opacity);
+
+    // Grey as a camera or scanner sees it, with the light falling unevenly.
+    let mix = [
+        uniform(rng, 0.2, 0.4),
+        uniform(rng, 0.4, 0.65),
+        uniform(rng, 0.05, 0.2),
+    ];
+    let total: f32 = mix.iter().sum();
+    let grey = GrayImage::from_fn(cw, ch, |x, y| {
+        let p = canvas.get_pixel(x, y).0;
+        let v = (p[0] as f32 * mix[0] + p[1] as f32 * mix[1] + p[2] as f32 * mix[2]) / total;
+        image::Luma([v as u8])
+    });
+    // The page stage's box is never exact: jitter the corners the crop is taken from.
+    let (jx, jy) = (cell_w * 0.04, cell_h * 0.1);
+    let mut corner = |x: f32, y: f32| [x + uniform(rng, -jx, jx), y + uniform(rng, -jy, jy)];
+    let quad = [
+        corner(x0, y0),
+        corner(x0 + cell_w, y0),
+        corner(x0 + cell_w, y0 + cell_h),
+        corner(x0, y0 + cell_h),
+    ];
+    let crop = cell_crop(&grey, quad, options.width, options.height).unwrap_or_else(|| {
+        GrayImage::from_pixel(options.width, options.height, image::Luma([paper as u8]))
+    });
+    let sigma = uniform(rng, 0.0, 1.1);
+    let crop = if sigma > 0.3 {
+        gaussian_blur_f32(&crop, sigma)
+    } else {
+        crop
+    };
+    let contrast = uniform(rng, 0.55, 1.1);
+    let brightness = uniform(rng, -40.0, 20.0);
+    let gradient = uniform(rng, -0.25, 0.25);
+    let noise = uniform(rng, 0.0, 9.0);
+    let (w, h) = (options.width as f32, options.height as f32);
+    let mut pixels: Vec<u8> = crop
+        .enumerate_pixels()
+        .map(|(x, y, p)| {
+            let light =
+                1.0 + gradient * (x as f32 / w - 0.5) + gradient * 0.5 * (y as f32 / h - 0.5);
+            let v = (p.0[0] as f32 - 128.0) * contrast + 128.0 + brightness;
+            (v * light + gaussian(rng) * noise)
+                .round()
+                .clamp(0.0, 255.0) as u8
+        })
+        .collect();
+    if rng.chance(0.25) {
+        pixels = jpeg_round_trip(&pixels, options, 35 + rng.below(55) as u8).unwrap_or(pixels);
+    }
+    let text = if kind == "move" || kind == "crossed_out" {
+        entry.text
+    } else {
+        String::new()
+    };
+    (
+        pixels,
+        CellLabel {
+            text,
+            language: writer.language.code,
+            kind,
+        },
+    )
+}
+
+fn jpeg_round_trip(pixels: &[u8], options: &CellOptions, quality: u8) -> Option<Vec<u8>> {
+    let image = GrayImage::from_raw(options.width, options.height, pixels.to_vec())?;
+    let mut bytes = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality)
+        .encode_image(&image)
+        .ok()?;
+    let decoded = image::load_from_memory(&bytes).ok()?.to_luma8();
+    Some(decoded.into_raw())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crop_of_an_axis_aligned_cell_keeps_the_margins() {
+        // A 100 x 20 cell at (50, 40), inked on its left border only.
+        let mut page = GrayImage::from_pixel(300, 120, image::Luma([255]));
+        for y in 40..60 {
+            page.put_pixel(50, y, image::Luma([0]));
+        }
+        let quad = [[50.0, 40.0], [150.0, 40.0], [150.0, 60.0], [50.0, 60.0]];
+        let crop = cell_crop(&page, quad, 110, 27).unwrap();
+        // The border sits after the left margin: 110 * 0.05 / 1.1 = 5 pixels in.
+        let darkest = (0..110)
+            .min_by_key(|&x| crop.get_pixel(x, 13).0[0])
+            .unwrap();
+        assert_eq!(darkest, 5);
+    }
+
+    #[test]
+    fn npy_header_is_aligned_and_shaped() {
+        let batch = CellBatch {
+            width: 4,
+            height: 2,
+            pixels: vec![1; 16],
+            labels: vec![
+                CellLabel {
+                    text: "e4".into(),
+                    language: "en",
+                    kind: "move"
+                };
+                2
+            ],
+        };
+        let npy = batch.to_npy();
+        let header_len = u16::from_le_bytes([npy[8], npy[9]]) as usize;
+        assert_eq!((10 + header_len) % 64, 0);
+        assert!(String::from_utf8_lossy(&npy[10..10 + header_len]).contains("(2, 2, 4)"));
+        assert_eq!(npy.len(), 10 + header_len + 16);
+    }
+}

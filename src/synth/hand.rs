@@ -1,0 +1,535 @@
+//! Handwriting: one writer's hand (letter shapes, size, slant, spacing, pen, ink), drawing the
+//! text of a cell character by character from real handwritten glyphs or a handwriting font.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use ab_glyph::{Font, FontArc, PxScale, ScaleFont};
+
+use super::glyphs::{placement, GlyphBank, InkMask, Placement};
+use super::ink::{Affine, InkLayer, Wobble};
+use super::rng::Rng;
+
+/// The handwriting fonts DEVELOPERS.md and shared/data allow for synthetic data, as installed by
+/// Debian's packages (`scripts/setup`). The fonts reserved for evaluation are never listed here.
+pub const HANDWRITING_FONT_DIRS: &[&str] = &[
+    "truetype/seto",
+    "truetype/kiloji",
+    "truetype/klee",
+    "truetype/yozvox-yozfont",
+    "opentype/comic-neue",
+    "opentype/dancingscript",
+    "truetype/ecolier-court",
+    "opentype/kaushanscript",
+    "truetype/humor-sans",
+    "truetype/rufscript",
+    "opentype/bwht",
+    "truetype/cabinsketch",
+    "opentype/havana",
+    "opentype/joscelyn",
+    "truetype/leckerli-one",
+    "opentype/lobster",
+    "truetype/yusei-magic",
+    "truetype/kristi",
+];
+
+/// The printed face of the forms (Debian's fonts-dejavu-core).
+pub const PRINTED_FONT: &str = "truetype/dejavu/DejaVuSans.ttf";
+pub const PRINTED_BOLD_FONT: &str = "truetype/dejavu/DejaVuSans-Bold.ttf";
+
+/// Capital height, in pixels, that font glyphs are rasterized at before a writer scales them.
+const FONT_CAP_PX: f32 = 48.0;
+
+/// A character rasterized from a font, placed like a handwritten glyph.
+#[derive(Debug, Clone)]
+struct FontGlyph {
+    mask: InkMask,
+    placement: Placement,
+    /// Left side bearing in capital heights.
+    left: f32,
+}
+
+/// One handwriting font with the characters of every notation pre-rasterized.
+#[derive(Debug)]
+pub struct HandFont {
+    pub name: String,
+    glyphs: HashMap<char, FontGlyph>,
+}
+
+impl HandFont {
+    fn rasterize(name: String, font: &FontArc, charset: &[char]) -> Option<HandFont> {
+        let probe = font.outline_glyph(font.glyph_id('H').with_scale(100.0))?;
+        let cap_at_100 = -probe.px_bounds().min.y;
+        if cap_at_100 < 1.0 {
+            return None;
+        }
+        let scale = PxScale::from(100.0 * FONT_CAP_PX / cap_at_100);
+        let mut glyphs = HashMap::new();
+        for &c in charset {
+            let id = font.glyph_id(c);
+            if id.0 == 0 {
+                continue;
+            }
+            let Some(outlined) = font.outline_glyph(id.with_scale(scale)) else {
+                continue;
+            };
+            let bounds = outlined.px_bounds();
+            let (w, h) = (bounds.width().ceil() as u32, bounds.height().ceil() as u32);
+            if w == 0 || h == 0 {
+                continue;
+            }
+            let mut alpha = vec![0u8; (w * h) as usize];
+            outlined.draw(|x, y, coverage| {
+                if x < w && y < h {
+                    alpha[(y * w + x) as usize] = (coverage.clamp(0.0, 1.0) * 255.0) as u8;
+                }
+            });
+            glyphs.insert(
+                c,
+                FontGlyph {
+                    mask: InkMask {
+                        width: w,
+                        height: h,
+                        alpha,
+                    },
+                    placement: Placement {
+                        top: -bounds.min.y / FONT_CAP_PX,
+                        bottom: -bounds.max.y / FONT_CAP_PX,
+                        width: None,
+                    },
+                    left: bounds.min.x / FONT_CAP_PX,
+                },
+            );
+        }
+        let _ = font.as_scaled(scale).h_advance(font.glyph_id('H'));
+        Some(HandFont { name, glyphs })
+    }
+
+    pub fn covers(&self, c: char) -> bool {
+        c == ' ' || self.glyphs.contains_key(&c)
+    }
+}
+
+/// Everything handwriting is made of: real glyphs, handwriting fonts, and the printed face.
+pub struct Scripts {
+    pub bank: GlyphBank,
+    pub fonts: Vec<HandFont>,
+    pub printed: FontArc,
+    pub printed_bold: FontArc,
+}
+
+/// What went wrong finding the fonts.
+#[derive(Debug)]
+pub struct FontError(pub String);
+
+impl std::fmt::Display for FontError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FontError {}
+
+fn load_font(path: &Path) -> Result<FontArc, FontError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        FontError(format!(
+            "{}: {e} (run scripts/setup, which installs the fonts)",
+            path.display()
+        ))
+    })?;
+    FontArc::try_from_vec(bytes)
+        .map_err(|e| FontError(format!("{}: not a usable font: {e}", path.display())))
+}
+
+impl Scripts {
+    /// Loads the printed face and every allowed handwriting font found under `font_root`
+    /// (`/usr/share/fonts`), rasterizing `charset` in each.
+    pub fn load(bank: GlyphBank, font_root: &Path, charset: &[char]) -> Result<Scripts, FontError> {
+        let printed = load_font(&font_root.join(PRINTED_FONT))?;
+        let printed_bold = load_font(&font_root.join(PRINTED_BOLD_FONT))?;
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for dir in HANDWRITING_FONT_DIRS {
+            let Ok(entries) = std::fs::read_dir(font_root.join(dir)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("ttf") || e.eq_ignore_ascii_case("otf"))
+                {
+                    paths.push(path);
+                }
+            }
+        }
+        paths.sort();
+        let fonts = paths
+            .iter()
+            .filter_map(|path| {
+                let font = load_font(path).ok()?;
+                let name = path.file_stem()?.to_string_lossy().into_owned();
+                HandFont::rasterize(name, &font, charset)
+            })
+            .collect();
+        Ok(Scripts {
+            bank,
+            fonts,
+            printed,
+            printed_bold,
+        })
+    }
+}
+
+/// Where a writer's letters come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LetterSource {
+    /// Real handwritten glyphs; characters without samples come from the companion font.
+    Glyphs {
+        companion: usize,
+    },
+    Font(usize),
+}
+
+/// Where in its cell a writer puts the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Centre,
+    Right,
+    Anywhere,
+}
+
+/// One writer's hand, kept for a whole sheet.
+#[derive(Debug, Clone)]
+pub struct Hand {
+    pub source: LetterSource,
+    /// Capital height as a share of the cell's height.
+    pub size: f32,
+    /// Horizontal shear (positive leans right).
+    pub slant: f32,
+    /// Gap between letters, in capital heights.
+    pub spacing: f32,
+    /// Pen darkening at stroke edges (1 = as the glyph was drawn).
+    pub pen_gain: f32,
+    pub pen_broad: bool,
+    pub ink: [u8; 3],
+    pub opacity: f32,
+    /// Random size, position and rotation changes from letter to letter.
+    pub jitter: f32,
+    /// Elastic wobble, in glyph pixels.
+    pub wobble: f32,
+    pub align: Align,
+    /// Which of a character's samples the writer uses (their own way of writing it).
+    allograph_seed: u64,
+}
+
+/// Inks people fill in scoresheets with.
+const INKS: &[([u8; 3], f32, f32)] = &[
+    // colour, opacity, how common
+    ([22, 38, 130], 0.95, 0.38), // blue ballpoint
+    ([28, 28, 34], 0.95, 0.30),  // black
+    ([18, 24, 80], 0.95, 0.12),  // dark blue
+    ([85, 85, 92], 0.75, 0.12),  // pencil
+    ([165, 30, 35], 0.92, 0.05), // red
+    ([25, 100, 60], 0.92, 0.03), // green
+];
+
+impl Hand {
+    pub fn random(scripts: &Scripts, rng: &mut Rng) -> Hand {
+        let fonts = scripts.fonts.len();
+        let source = if fonts == 0 || rng.chance(0.6) {
+            LetterSource::Glyphs {
+                companion: rng.below(fonts.max(1)),
+            }
+        } else {
+            LetterSource::Font(rng.below(fonts))
+        };
+        let weights: Vec<f64> = INKS.iter().map(|i| i.2 as f64).collect();
+        let (ink, opacity, _) = INKS[rng.weighted(&weights)];
+        Hand {
+            source,
+            size: 0.48 + rng.unit() as f32 * 0.3,
+            slant: (rng.unit() as f32 - 0.35) * 0.5,
+            spacing: -0.04 + rng.unit() as f32 * 0.3,
+            pen_gain: 1.0 + rng.unit() as f32 * 1.2,
+            pen_broad: rng.chance(0.3),
+            ink,
+            opacity: opacity * (0.85 + rng.unit() as f32 * 0.15),
+            jitter: 0.02 + rng.unit() as f32 * 0.1,
+            wobble: rng.unit() as f32 * 1.5,
+            align: match rng.below(10) {
+                0..=3 => Align::Left,
+                4..=6 => Align::Centre,
+                7 => Align::Right,
+                _ => Align::Anywhere,
+            },
+            allograph_seed: rng.next_u64(),
+        }
+    }
+}
+
+/// A character ready to draw: its mask and where it sits.
+struct Shape<'a> {
+    mask: &'a InkMask,
+    placement: Placement,
+    left: f32,
+}
+
+fn choose<'a>(scripts: &'a Scripts, hand: &Hand, c: char, rng: &mut Rng) -> Option<Shape<'a>> {
+    let from_font = |font: usize| {
+        scripts
+            .fonts
+            .get(font)
+            .and_then(|f| f.glyphs.get(&c))
+            .map(|g| Shape {
+                mask: &g.mask,
+                placement: g.placement,
+                left: g.left,
+            })
+    };
+    let from_bank = |rng: &mut Rng| {
+        let samples = scripts.bank.samples(c);
+        (!samples.is_empty()).then(|| {
+            // Each writer has one or two ways of writing a character and keeps to them.
+            let habit = hand.allograph_seed ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let variant = habit.wrapping_add(rng.below(2) as u64 * 0x2545_F491_4F6C_DD1D);
+            Shape {
+                mask: &samples[(variant % samples.len() as u64) as usize],
+                placement: placement(c),
+                left: 0.0,
+            }
+        })
+    };
+    let any_font = || (0..scripts.fonts.len()).find_map(from_font);
+    match hand.source {
+        LetterSource::Glyphs { companion } => from_bank(rng)
+            .or_else(|| from_font(companion))
+            .or_else(any_font),
+        LetterSource::Font(font) => from_font(font).or_else(|| from_bank(rng)).or_else(any_font),
+    }
+}
+
+/// One character's place on the page, ready to draw.
+struct Placed<'a> {
+    mask: &'a InkMask,
+    to_page: Affine,
+    wobble: Wobble,
+}
+
+/// Lays out `text` in `hand` at capital height `cap` pixels, from a baseline starting at
+/// (0, 0); returns the characters and the advance width.
+fn lay_out<'a>(
+    scripts: &'a Scripts,
+    hand: &Hand,
+    text: &str,
+    cap: f32,
+    rng: &mut Rng,
+) -> (Vec<Placed<'a>>, f32) {
+    let mut placed = Vec::new();
+    let mut pen = 0.0f32;
+    let mut drift = 0.0f32;
+    for c in text.chars() {
+        if c == ' ' {
+            pen += cap * 0.45;
+            continue;
+        }
+        // Characters players build from strokes: a colon is two dots, `=` two dashes.
+        let parts: &[(char, f32)] = match c {
+            ':' => &[('·', 0.22), ('·', -0.22)],
+            '=' => &[('-', 0.12), ('-', -0.12)],
+            _ => &[(c, 0.0)],
+        };
+        let mut widest = 0.0f32;
+        let size = 1.0 + hand.jitter * (rng.unit() as f32 * 2.0 - 1.0);
+        drift += hand.jitter * cap * (rng.unit() as f32 * 2.0 - 1.0) * 0.5;
+        drift = drift.clamp(-0.25 * cap, 0.25 * cap);
+        for &(part, lift) in parts {
+            let Some(shape) = choose(scripts, hand, part, rng) else {
+                continue;
+            };
+            let mask = shape.mask;
+            let p = shape.placement;
+            let (mw, mh) = (mask.width as f32, mask.height as f32);
+            let (scale, top) = match p.width {
+                Some(width) => {
+                    let scale = width * cap * size / mw;
+                    let centre = (p.top + p.bottom) / 2.0 + lift;
+                    (scale, centre * cap + mh * scale / 2.0)
+                }
+                None => (
+                    (p.top - p.bottom) * cap * size / mh,
+                    (p.top + lift) * cap * size,
+                ),
+            };
+            let rotation = hand.jitter * (rng.unit() as f32 * 2.0 - 1.0) * 0.8;
+            let (sin, cos) = rotation.sin_cos();
+            let x0 = pen + shape.left * cap;
+            let y0 = -top + drift;
+            // Mask pixel (u, v) -> rotated and scaled, then sheared about the baseline.
+            let (a, b, d, e) = (scale * cos, -scale * sin, scale * sin, scale * cos);
+            let shear = hand.slant;
+            let to_page = Affine {
+                m: [a - shear * d, b - shear * e, x0 - shear * y0, d, e, y0],
+            };
+            let wobble = Wobble {
+                amplitude: hand.wobble * (mh / 40.0).max(0.5),
+                frequency: [
+                    0.08 + rng.unit() as f32 * 0.12,
+                    0.08 + rng.unit() as f32 * 0.12,
+                ],
+                phase: [
+                    rng.unit() as f32 * std::f32::consts::TAU,
+                    rng.unit() as f32 * std::f32::consts::TAU,
+                ],
+            };
+            placed.push(Placed {
+                mask,
+                to_page,
+                wobble,
+            });
+            widest = widest.max(mw * scale + shape.left.max(0.0) * cap);
+        }
+        pen += widest + hand.spacing * cap;
+    }
+    (placed, (pen - hand.spacing * cap).max(0.0))
+}
+
+/// Where text goes: the cell, and how the writer fits text into it.
+#[derive(Debug, Clone, Copy)]
+pub struct TextBox {
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+}
+
+/// Writes `text` into `layer` inside `cell` in `hand`. `spill` lets the text run over the
+/// border (a hurried writer); otherwise it is squeezed to fit. Returns the ink box drawn, if any.
+pub fn write_text(
+    layer: &mut InkLayer,
+    scripts: &Scripts,
+    hand: &Hand,
+    text: &str,
+    cell: TextBox,
+    spill: bool,
+    rng: &mut Rng,
+) -> Option<(f32, f32, f32, f32)> {
+    let mut cap = cell.height * hand.size * (0.92 + rng.unit() as f32 * 0.16);
+    let (mut glyphs, mut width) = lay_out(scripts, hand, text, cap, rng);
+    let room = cell.width * 0.94;
+    if !spill && width > room && width > 0.0 {
+        cap *= room / width;
+        (glyphs, width) = lay_out(scripts, hand, text, cap, rng);
+    }
+    if glyphs.is_empty() {
+        return None;
+    }
+    let free = (cell.width - width).max(0.0);
+    let margin = cell.width * 0.04;
+    let x = cell.x
+        + match hand.align {
+            Align::Left => margin + rng.unit() as f32 * free.min(cell.width * 0.12),
+            Align::Centre => free / 2.0 + (rng.unit() as f32 - 0.5) * free * 0.3,
+            Align::Right => {
+                (free - margin).max(0.0) - rng.unit() as f32 * free.min(cell.width * 0.1)
+            }
+            Align::Anywhere => rng.unit() as f32 * free,
+        };
+    let x = if spill {
+        x + cell.width * (0.1 + rng.unit() as f32 * 0.2)
+    } else {
+        x
+    };
+    let centre_offset = (rng.unit() as f32 - 0.5) * 0.22 * cell.height;
+    let baseline = cell.y + cell.height / 2.0 + cap * 0.45 + centre_offset;
+    let shift = Affine {
+        m: [1.0, 0.0, x, 0.0, 1.0, baseline],
+    };
+    let (mut lo_x, mut lo_y, mut hi_x, mut hi_y) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    for g in &glyphs {
+        let m = g.to_page.m;
+        let to_page = Affine {
+            m: [m[0], m[1], m[2] + shift.m[2], m[3], m[4], m[5] + shift.m[5]],
+        };
+        let broad;
+        let mask = if hand.pen_broad && g.mask.height < 48 {
+            broad = g.mask.dilated();
+            &broad
+        } else {
+            g.mask
+        };
+        layer.draw_mask(mask, to_page, g.wobble, hand.pen_gain);
+        for (u, v) in [
+            (0.0, 0.0),
+            (mask.width as f32, 0.0),
+            (0.0, mask.height as f32),
+            (mask.width as f32, mask.height as f32),
+        ] {
+            let (px, py) = to_page.apply(u, v);
+            lo_x = lo_x.min(px);
+            hi_x = hi_x.max(px);
+            lo_y = lo_y.min(py);
+            hi_y = hi_y.max(py);
+        }
+    }
+    Some((lo_x, lo_y, hi_x - lo_x, hi_y - lo_y))
+}
+
+/// An illegible scrawl across `cell`: a looping pen line.
+pub fn scrawl(layer: &mut InkLayer, cell: TextBox, pen: f32, rng: &mut Rng) {
+    let n = 30 + rng.below(40);
+    let (x0, x1) = (
+        cell.x + cell.width * (0.05 + rng.unit() as f32 * 0.2),
+        cell.x + cell.width * (0.55 + rng.unit() as f32 * 0.4),
+    );
+    let mid = cell.y + cell.height * (0.4 + rng.unit() as f32 * 0.2);
+    let amplitude = cell.height * (0.15 + rng.unit() as f32 * 0.2);
+    let loops = 3.0 + rng.unit() as f32 * 6.0;
+    let phase = rng.unit() as f32 * std::f32::consts::TAU;
+    let points: Vec<(f32, f32)> = (0..n)
+        .map(|i| {
+            let t = i as f32 / (n - 1) as f32;
+            let angle = t * loops * std::f32::consts::TAU + phase;
+            (
+                x0 + (x1 - x0) * t + angle.cos() * amplitude * 0.5,
+                mid + angle.sin() * amplitude,
+            )
+        })
+        .collect();
+    layer.draw_stroke(&points, pen);
+}
+
+/// Strikes out the ink in `area` (x, y, w, h) as players cross out a move: one or two lines, or
+/// a zigzag.
+pub fn cross_out(layer: &mut InkLayer, area: (f32, f32, f32, f32), pen: f32, rng: &mut Rng) {
+    let (x, y, w, h) = area;
+    match rng.below(3) {
+        0 => layer.draw_stroke(&[(x - 2.0, y + h * 0.55), (x + w + 2.0, y + h * 0.45)], pen),
+        1 => {
+            layer.draw_stroke(&[(x, y + h * 0.4), (x + w, y + h * 0.35)], pen);
+            layer.draw_stroke(&[(x, y + h * 0.65), (x + w, y + h * 0.6)], pen);
+        }
+        _ => {
+            let teeth = 4 + rng.below(5);
+            let points: Vec<(f32, f32)> = (0..=teeth)
+                .map(|i| {
+                    let t = i as f32 / teeth as f32;
+                    (
+                        x + w * t,
+                        if i % 2 == 0 {
+                            y + h * 0.15
+                        } else {
+                            y + h * 0.85
+                        },
+                    )
+                })
+                .collect();
+            layer.draw_stroke(&points, pen);
+        }
+    }
+}
+
+/// A pen width, in pixels, that matches a hand at capital height `cap`.
+pub fn pen_width(hand: &Hand, cap: f32) -> f32 {
+    (cap * 0.09 * hand.pen_gain.sqrt()).max(1.0)
+}

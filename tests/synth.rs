@@ -1,0 +1,266 @@
+//! The sheet generator: its truth replays legally, its cells lie on the drawn grid and inside
+//! the image, the same seed gives the same bytes, and `--lang all --layout all` covers the
+//! languages and layouts.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use image::GrayImage;
+use serde_json::Value;
+use shakmaty::san::San;
+use shakmaty::Position;
+
+use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
+use scoresheet::notation::Language;
+use scoresheet::start::StartPosition;
+use scoresheet::synth::camera::Capture;
+use scoresheet::synth::cells::{render_cells, CellOptions};
+use scoresheet::synth::glyphs::GlyphBank;
+use scoresheet::synth::hand::Scripts;
+use scoresheet::synth::layout::Layout;
+use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
+use scoresheet::synth::{charset, Rng};
+
+fn scripts() -> &'static Scripts {
+    static SCRIPTS: OnceLock<Scripts> = OnceLock::new();
+    SCRIPTS.get_or_init(|| {
+        let bank = GlyphBank::load(&shared_data_dir().join("glyphs")).expect("shared glyphs");
+        Scripts::load(bank, Path::new("/usr/share/fonts"), &charset())
+            .expect("fonts installed by scripts/setup")
+    })
+}
+
+fn games() -> &'static [PgnGame] {
+    static GAMES: OnceLock<Vec<PgnGame>> = OnceLock::new();
+    GAMES.get_or_init(|| {
+        read_pgn_file(&shared_data_dir().join("games/masters.pgn.gz"), 300).expect("games")
+    })
+}
+
+/// Replays `moves_san` from `start_fen`; the reason it fails, if it does.
+fn replay(truth: &Value) -> Result<usize, String> {
+    let fen = truth["start_fen"].as_str().ok_or("no start_fen")?;
+    let start = StartPosition::from_fen(fen).map_err(|e| format!("{fen}: {e}"))?;
+    let mut pos = start.position;
+    let moves = truth["moves_san"].as_array().ok_or("no moves_san")?;
+    for (i, san) in moves.iter().enumerate() {
+        let san = san.as_str().ok_or("san not a string")?;
+        let m = San::from_ascii(san.as_bytes())
+            .map_err(|e| format!("ply {}: {san}: {e}", i + 1))?
+            .to_move(&pos)
+            .map_err(|e| format!("ply {}: {san} illegal: {e}", i + 1))?;
+        pos.play_unchecked(m);
+    }
+    Ok(moves.len())
+}
+
+#[test]
+fn rendered_sheets_replay_and_their_cells_lie_on_the_grid() {
+    let layouts = Layout::built_in();
+    for (i, capture) in [Capture::Scan, Capture::Photo, Capture::Scan]
+        .into_iter()
+        .enumerate()
+    {
+        let mut rng = Rng::new(40 + i as u64);
+        let game = pick_game(games(), &mut rng).unwrap();
+        let lang = Language::by_code(["en", "ru", "hy"][i]).unwrap();
+        let sheet = render_sheet(
+            scripts(),
+            &SheetRequest {
+                id: format!("t{i}"),
+                game: &game,
+                language: lang,
+                layout: &layouts[i],
+                seed: 7 + i as u64,
+                dpi: 120.0,
+                capture: Some(capture),
+            },
+        )
+        .unwrap();
+        let truth = serde_json::to_value(&sheet.truth).unwrap();
+        let plies = replay(&truth).unwrap();
+        assert_eq!(truth["written"].as_array().unwrap().len(), plies);
+        assert_eq!(sheet.truth.cells.len(), layouts[i].capacity());
+        let grey: GrayImage = image::DynamicImage::ImageRgb8(sheet.image).to_luma8();
+        let paper = {
+            let mut values: Vec<u8> = grey.pixels().map(|p| p.0[0]).collect();
+            values.sort_unstable();
+            values[values.len() * 3 / 4] as f32
+        };
+        let mut on_line = 0;
+        for cell in &sheet.truth.cells {
+            for [x, y] in cell.quad {
+                assert!(
+                    x >= 0.0 && y >= 0.0 && x < grey.width() as f32 && y < grey.height() as f32
+                );
+            }
+            // The middle of the top and bottom edges are on printed lines: darker than paper
+            // within two pixels across the edge.
+            let [tl, tr, br, bl] = cell.quad;
+            let mut edge_dark = |a: [f32; 2], b: [f32; 2]| {
+                let (mx, my) = (
+                    (a[0] + b[0]) / 2.0 + (b[0] - a[0]) * 0.2,
+                    (a[1] + b[1]) / 2.0,
+                );
+                let at = |dy: f32| grey.get_pixel(mx as u32, (my + dy) as u32).0[0] as f32;
+                let darkest = (-2..=2).map(|d| at(d as f32)).fold(255.0, f32::min);
+                // Paper is judged near the line, as the light falls there.
+                let reach = (bl[1] - tl[1]) * 0.3;
+                let local_paper = at(-reach).max(at(reach)).min(paper + 30.0);
+                on_line += (darkest < local_paper - 30.0) as usize;
+            };
+            edge_dark(tl, tr);
+            edge_dark(bl, br);
+        }
+        let edges = 2 * sheet.truth.cells.len();
+        assert!(
+            on_line * 100 >= edges * 97,
+            "{capture:?}: {on_line} of {edges} cell edges on a line"
+        );
+        let inked = sheet.truth.cells.iter().filter(|c| c.ink).count();
+        assert!(
+            inked >= plies.min(layouts[i].capacity()) - 1 - sheet.truth.flags.skipped_moves.len()
+        );
+    }
+}
+
+#[test]
+fn same_request_same_pixels() {
+    let layout = Layout::by_name("chesscom-2x25").unwrap();
+    let game = pick_game(games(), &mut Rng::new(3)).unwrap();
+    let render = || {
+        render_sheet(
+            scripts(),
+            &SheetRequest {
+                id: "same".into(),
+                game: &game,
+                language: Language::by_code("de").unwrap(),
+                layout: &layout,
+                seed: 11,
+                dpi: 100.0,
+                capture: None,
+            },
+        )
+        .unwrap()
+    };
+    let (a, b) = (render(), render());
+    assert_eq!(a.image.as_raw(), b.image.as_raw());
+    assert_eq!(
+        serde_json::to_string(&a.truth).unwrap(),
+        serde_json::to_string(&b.truth).unwrap()
+    );
+}
+
+#[test]
+fn cell_crops_are_deterministic_labelled_and_not_blank() {
+    let langs: Vec<&'static Language> = ["en", "uk", "hy", "fr"]
+        .iter()
+        .map(|c| Language::by_code(c).unwrap())
+        .collect();
+    let options = CellOptions {
+        width: 192,
+        height: 48,
+    };
+    let a = render_cells(scripts(), games(), &langs, 70, 90, 5, &options);
+    let b = render_cells(scripts(), games(), &langs, 70, 90, 5, &options);
+    assert_eq!(a.pixels, b.pixels);
+    assert_eq!(a.labels, b.labels);
+    assert_eq!(a.pixels.len(), 90 * 192 * 48);
+    // A sub-range renders the same crops as the whole range.
+    let part = render_cells(scripts(), games(), &langs, 100, 10, 5, &options);
+    assert_eq!(part.pixels[..], a.pixels[30 * 192 * 48..40 * 192 * 48]);
+    let moves = a.labels.iter().filter(|l| l.kind == "move").count();
+    assert!(moves >= 70, "{moves} of 90 crops hold a move");
+    for (i, label) in a.labels.iter().enumerate() {
+        let crop = &a.pixels[i * 192 * 48..(i + 1) * 192 * 48];
+        let (lo, hi) = (crop.iter().min().unwrap(), crop.iter().max().unwrap());
+        assert!(hi - lo > 30, "crop {i} ({label:?}) is flat");
+        if label.kind == "move" {
+            assert!(!label.text.is_empty());
+        }
+    }
+}
+
+fn synth(out: &Path, extra: &[&str]) -> std::process::Output {
+    let games = shared_data_dir().join("games/masters.pgn.gz");
+    Command::new(env!("CARGO_BIN_EXE_scoresheet-synth"))
+        .args([
+            "--games",
+            games.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args(["--max-games", "400"])
+        .args(extra)
+        .output()
+        .expect("scoresheet-synth runs")
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p: PathBuf| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn twenty_four_sheets_of_every_kind_replay_and_repeat_byte_for_byte() {
+    let root = std::env::temp_dir().join(format!("scoresheet-synth-{}", std::process::id()));
+    let (first, second) = (root.join("a"), root.join("b"));
+    let args = [
+        "--count", "24", "--seed", "9", "--lang", "all", "--layout", "all", "--dpi", "100",
+    ];
+    for dir in [&first, &second] {
+        let out = synth(dir, &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (a, b) = (files(&first), files(&second));
+    assert_eq!(a.len(), 48);
+    assert!(a == b, "the same seed gave different files");
+    let mut languages = BTreeSet::new();
+    let mut layouts = BTreeSet::new();
+    for (name, bytes) in a.iter().filter(|(n, _)| n.ends_with(".json")) {
+        let truth: Value = serde_json::from_slice(bytes).unwrap();
+        replay(&truth).unwrap_or_else(|e| panic!("{name}: {e}"));
+        languages.insert(truth["language"].as_str().unwrap().to_string());
+        layouts.insert(truth["layout"].as_str().unwrap().to_string());
+        let image = image::open(first.join(truth["image"].as_str().unwrap())).unwrap();
+        for cell in truth["cells"].as_array().unwrap() {
+            let [x, y, w, h] = [0, 1, 2, 3].map(|i| cell["bbox"][i].as_f64().unwrap());
+            assert!(x >= 0.0 && y >= 0.0, "{name}: cell outside the image");
+            assert!(
+                x + w <= image.width() as f64 && y + h <= image.height() as f64,
+                "{name}"
+            );
+        }
+    }
+    assert!(languages.len() >= 8, "{languages:?}");
+    assert_eq!(layouts.len(), 3, "{layouts:?}");
+    fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn bad_arguments_are_refused_with_the_cause() {
+    let out_dir = std::env::temp_dir().join("scoresheet-synth-bad");
+    let out = synth(&out_dir, &["--count", "1", "--lang", "xx"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown language \"xx\""));
+    let out = synth(&out_dir, &["--count", "1", "--layout", "/nonexistent.json"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.json"));
+}
