@@ -71,6 +71,10 @@ struct Args {
     /// as the renderer sees them (ink masks), for checking the glyph sets by eye.
     #[arg(long)]
     show_glyphs: Option<String>,
+    /// Leave out the glyph sets whose images may not be redistributed (Cyrillic-MNIST), for
+    /// sheets that are committed or published; Cyrillic then comes from the fonts.
+    #[arg(long)]
+    shareable: bool,
     /// Games to read from the collection.
     #[arg(long, default_value_t = 5000)]
     max_games: usize,
@@ -190,7 +194,12 @@ fn run(args: Args) -> Result<(), String> {
         .glyphs
         .clone()
         .unwrap_or_else(|| shared_data_dir().join("glyphs"));
-    let bank = GlyphBank::load(&glyph_dir).map_err(|e| e.to_string())?;
+    let bank = if args.shareable {
+        GlyphBank::load_shareable(&glyph_dir)
+    } else {
+        GlyphBank::load(&glyph_dir)
+    }
+    .map_err(|e| e.to_string())?;
     let scripts = Scripts::load(bank, &args.fonts, &charset()).map_err(|e| e.to_string())?;
     fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let started = Instant::now();

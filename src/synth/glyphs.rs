@@ -129,6 +129,9 @@ pub fn placement(c: char) -> Placement {
     }
 }
 
+const ALL_SETS: [&str; 4] = ["latin", "symbols", "cyrillic", "armenian"];
+const SHAREABLE_SETS: [&str; 3] = ["latin", "symbols", "armenian"];
+
 /// Real handwritten characters, by the character they show.
 #[derive(Debug, Default)]
 pub struct GlyphBank {
@@ -151,8 +154,19 @@ impl GlyphBank {
     /// Reads every set under `glyphs_dir` (`shared/data/glyphs`): latin, symbols, cyrillic,
     /// armenian. Samples too faint to hold a stroke are left out.
     pub fn load(glyphs_dir: &Path) -> Result<GlyphBank, GlyphError> {
+        GlyphBank::load_sets(glyphs_dir, &ALL_SETS)
+    }
+
+    /// Reads only the sets whose licence lets their images be redistributed (MIT: latin,
+    /// symbols, armenian), for images that are committed or shipped. Cyrillic-MNIST states no
+    /// licence: train on it, never publish it.
+    pub fn load_shareable(glyphs_dir: &Path) -> Result<GlyphBank, GlyphError> {
+        GlyphBank::load_sets(glyphs_dir, &SHAREABLE_SETS)
+    }
+
+    fn load_sets(glyphs_dir: &Path, sets: &[&str]) -> Result<GlyphBank, GlyphError> {
         let mut bank = GlyphBank::default();
-        for set in ["latin", "symbols", "cyrillic", "armenian"] {
+        for &set in sets {
             let dir = glyphs_dir.join(set);
             let read = |name: &str| -> Result<Vec<u8>, GlyphError> {
                 fs::read(dir.join(name))

@@ -503,12 +503,13 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
         }
         let value: String = value.chars().take(28).collect();
         let [x, y, w, h] = field.rect_mm.map(|v| v * px_per_mm);
-        let label_room = w * 0.3;
+        // Names and dates go beside the printed label, a little smaller than moves.
+        let label_room = w * 0.22;
         let area = TextBox {
             x: x + label_room,
-            y: y + h * 0.15,
+            y: y + h * 0.3,
             width: w - label_room,
-            height: h * 0.9,
+            height: h * 0.62,
         };
         let mut layer = InkLayer::new(
             x as i64,
