@@ -75,6 +75,10 @@ struct Args {
     /// sheets that are committed or published; Cyrillic then comes from the fonts.
     #[arg(long)]
     shareable: bool,
+    /// MNIST digits as `scripts/setup` converts them (with `mnist-labels.txt` beside them);
+    /// used when the file exists, never with --shareable.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/.cache/mnist-digits.npy"))]
+    mnist: PathBuf,
     /// Games to read from the collection.
     #[arg(long, default_value_t = 5000)]
     max_games: usize,
@@ -200,6 +204,16 @@ fn run(args: Args) -> Result<(), String> {
         GlyphBank::load(&glyph_dir)
     }
     .map_err(|e| e.to_string())?;
+    let mut bank = bank;
+    if !args.shareable && args.mnist.exists() {
+        // 300 of each digit beside the 72 photographed ones: MNIST adds writers, not weight.
+        bank.add_mnist(
+            &args.mnist,
+            &args.mnist.with_file_name("mnist-labels.txt"),
+            20,
+        )
+        .map_err(|e| e.to_string())?;
+    }
     let scripts = Scripts::load(bank, &args.fonts, &charset()).map_err(|e| e.to_string())?;
     fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let started = Instant::now();

@@ -253,6 +253,42 @@ impl GlyphBank {
             .unwrap_or(&[])
     }
 
+    /// Adds every `every`-th MNIST digit from `digits` (a `.npy` of N x 28 x 28, dark ink on
+    /// light, as `scripts/setup` writes it) labelled by `labels` (one ASCII digit per image).
+    /// Returns how many were added.
+    pub fn add_mnist(
+        &mut self,
+        digits: &Path,
+        labels: &Path,
+        every: usize,
+    ) -> Result<usize, GlyphError> {
+        let bytes =
+            fs::read(digits).map_err(|e| GlyphError(format!("{}: {e}", digits.display())))?;
+        let pixels =
+            npy_u8_payload(&bytes).map_err(|e| GlyphError(format!("{}: {e}", digits.display())))?;
+        let labels =
+            fs::read(labels).map_err(|e| GlyphError(format!("{}: {e}", labels.display())))?;
+        if pixels.len() != labels.len() * 28 * 28 {
+            return Err(GlyphError(format!(
+                "{}: {} pixels for {} labels",
+                digits.display(),
+                pixels.len(),
+                labels.len()
+            )));
+        }
+        let mut added = 0;
+        for (i, &label) in labels.iter().enumerate().step_by(every.max(1)) {
+            if !label.is_ascii_digit() {
+                continue;
+            }
+            if let Some(mask) = ink_from_paper(&pixels[i * 784..(i + 1) * 784], 28, 28) {
+                self.add(label as char, mask);
+                added += 1;
+            }
+        }
+        Ok(added)
+    }
+
     /// How many characters have samples.
     pub fn len(&self) -> usize {
         self.by_char.len()
