@@ -94,8 +94,10 @@ impl Layout {
 
     fn check(&self) -> Result<(), String> {
         let [pw, ph] = self.page_mm;
-        if !(pw > 0.0 && ph > 0.0 && pw < 2000.0 && ph < 2000.0) {
-            return Err(format!("page size {pw} x {ph} mm is not a sheet"));
+        if !(pw > 0.0 && ph > 0.0 && pw <= 600.0 && ph <= 600.0) {
+            return Err(format!(
+                "page size {pw} x {ph} mm is not a sheet (at most 600 mm a side)"
+            ));
         }
         let inside = |r: &[f32; 4]| {
             r.iter().all(|v| v.is_finite())
