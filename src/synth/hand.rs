@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use ab_glyph::{Font, FontArc, PxScale, ScaleFont};
+use ab_glyph::{Font, FontArc, PxScale};
 
 use super::glyphs::{placement, GlyphBank, InkMask, Placement};
 use super::ink::{Affine, InkLayer, Wobble};
@@ -101,7 +101,6 @@ impl HandFont {
                 },
             );
         }
-        let _ = font.as_scaled(scale).h_advance(font.glyph_id('H'));
         Some(HandFont { name, glyphs })
     }
 

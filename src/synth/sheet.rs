@@ -301,6 +301,14 @@ struct Printer<'a> {
     ink: Rgb<u8>,
     font: &'a FontArc,
     bold: &'a FontArc,
+    /// Capital height per unit of font scale, of `font` and `bold`.
+    cap_per_scale: [f32; 2],
+}
+
+fn cap_per_scale(font: &FontArc) -> f32 {
+    font.outline_glyph(font.glyph_id('H').with_scale(100.0))
+        .map(|g| -g.px_bounds().min.y / 100.0)
+        .unwrap_or(0.7)
 }
 
 impl Printer<'_> {
@@ -349,11 +357,7 @@ impl Printer<'_> {
     /// 0.5 (centre), 1 (right) of the text's width from `x_mm`.
     fn text(&mut self, text: &str, x_mm: f32, y_mm: f32, size_mm: f32, bold: bool, anchor: f32) {
         let font = if bold { self.bold } else { self.font };
-        let cap_per_scale = font
-            .outline_glyph(font.glyph_id('H').with_scale(100.0))
-            .map(|g| -g.px_bounds().min.y / 100.0)
-            .unwrap_or(0.7);
-        let scale = PxScale::from(self.px(size_mm) / cap_per_scale);
+        let scale = PxScale::from(self.px(size_mm) / self.cap_per_scale[bold as usize]);
         let ascent = font.as_scaled(scale).ascent();
         let (width, _) = text_size(scale, font, text);
         let x = self.px(x_mm) - anchor * width as f32;
@@ -414,6 +418,10 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
         ink: Rgb([print_grey as u8; 3]),
         font: &scripts.printed,
         bold: &scripts.printed_bold,
+        cap_per_scale: [
+            cap_per_scale(&scripts.printed),
+            cap_per_scale(&scripts.printed_bold),
+        ],
     };
     let shade = Rgb(paper.map(|c| (c * 0.86) as u8));
     let line = layout.line_mm;
