@@ -308,7 +308,7 @@ pub fn to_image(shot: &Shot, x: f32, y: f32) -> [f32; 2] {
     [u, v]
 }
 
-/// A page-coloured pixel for tests and the paper.
+/// The pixel of a paper colour given in floating point.
 pub fn paper_pixel(tint: [f32; 3]) -> Rgb<u8> {
     Rgb(tint.map(|c| c.round().clamp(0.0, 255.0) as u8))
 }

@@ -138,47 +138,47 @@ pub struct GlyphBank {
     by_char: HashMap<char, Vec<InkMask>>,
 }
 
-/// What went wrong reading a glyph set, with the file.
+/// A glyph set or font that is missing or unreadable, with the file and the cause.
 #[derive(Debug)]
-pub struct GlyphError(pub String);
+pub struct MaterialError(pub String);
 
-impl std::fmt::Display for GlyphError {
+impl std::fmt::Display for MaterialError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for GlyphError {}
+impl std::error::Error for MaterialError {}
 
 impl GlyphBank {
     /// Reads every set under `glyphs_dir` (`shared/data/glyphs`): latin, symbols, cyrillic,
     /// armenian. Samples too faint to hold a stroke are left out.
-    pub fn load(glyphs_dir: &Path) -> Result<GlyphBank, GlyphError> {
+    pub fn load(glyphs_dir: &Path) -> Result<GlyphBank, MaterialError> {
         GlyphBank::load_sets(glyphs_dir, &ALL_SETS)
     }
 
     /// Reads only the sets whose licence lets their images be redistributed (MIT: latin,
     /// symbols, armenian), for images that are committed or shipped. Cyrillic-MNIST states no
     /// licence: train on it, never publish it.
-    pub fn load_shareable(glyphs_dir: &Path) -> Result<GlyphBank, GlyphError> {
+    pub fn load_shareable(glyphs_dir: &Path) -> Result<GlyphBank, MaterialError> {
         GlyphBank::load_sets(glyphs_dir, &SHAREABLE_SETS)
     }
 
-    fn load_sets(glyphs_dir: &Path, sets: &[&str]) -> Result<GlyphBank, GlyphError> {
+    fn load_sets(glyphs_dir: &Path, sets: &[&str]) -> Result<GlyphBank, MaterialError> {
         let mut bank = GlyphBank::default();
         for &set in sets {
             let dir = glyphs_dir.join(set);
-            let read = |name: &str| -> Result<Vec<u8>, GlyphError> {
+            let read = |name: &str| -> Result<Vec<u8>, MaterialError> {
                 fs::read(dir.join(name))
-                    .map_err(|e| GlyphError(format!("{}: {e}", dir.join(name).display())))
+                    .map_err(|e| MaterialError(format!("{}: {e}", dir.join(name).display())))
             };
             let pixels = npy_u8_payload(&read("images.npy")?)
-                .map_err(|e| GlyphError(format!("{}: {e}", dir.join("images.npy").display())))?
+                .map_err(|e| MaterialError(format!("{}: {e}", dir.join("images.npy").display())))?
                 .to_vec();
             let index = String::from_utf8(read("index.tsv")?)
-                .map_err(|e| GlyphError(format!("{}: {e}", dir.join("index.tsv").display())))?;
+                .map_err(|e| MaterialError(format!("{}: {e}", dir.join("index.tsv").display())))?;
             bank.add_set(set, &pixels, &index)
-                .map_err(|e| GlyphError(format!("{}: {e}", dir.join("index.tsv").display())))?;
+                .map_err(|e| MaterialError(format!("{}: {e}", dir.join("index.tsv").display())))?;
         }
         Ok(bank)
     }
@@ -261,15 +261,15 @@ impl GlyphBank {
         digits: &Path,
         labels: &Path,
         every: usize,
-    ) -> Result<usize, GlyphError> {
+    ) -> Result<usize, MaterialError> {
         let bytes =
-            fs::read(digits).map_err(|e| GlyphError(format!("{}: {e}", digits.display())))?;
-        let pixels =
-            npy_u8_payload(&bytes).map_err(|e| GlyphError(format!("{}: {e}", digits.display())))?;
+            fs::read(digits).map_err(|e| MaterialError(format!("{}: {e}", digits.display())))?;
+        let pixels = npy_u8_payload(&bytes)
+            .map_err(|e| MaterialError(format!("{}: {e}", digits.display())))?;
         let labels =
-            fs::read(labels).map_err(|e| GlyphError(format!("{}: {e}", labels.display())))?;
+            fs::read(labels).map_err(|e| MaterialError(format!("{}: {e}", labels.display())))?;
         if pixels.len() != labels.len() * 28 * 28 {
-            return Err(GlyphError(format!(
+            return Err(MaterialError(format!(
                 "{}: {} pixels for {} labels",
                 digits.display(),
                 pixels.len(),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use ab_glyph::{Font, FontArc, PxScale};
 
-use super::glyphs::{placement, GlyphBank, InkMask, Placement};
+use super::glyphs::{placement, GlyphBank, InkMask, MaterialError, Placement};
 use super::ink::{Affine, InkLayer, Wobble};
 use super::rng::Rng;
 
@@ -103,10 +103,6 @@ impl HandFont {
         }
         Some(HandFont { name, glyphs })
     }
-
-    pub fn covers(&self, c: char) -> bool {
-        c == ' ' || self.glyphs.contains_key(&c)
-    }
 }
 
 /// Everything handwriting is made of: real glyphs, handwriting fonts, and the printed face.
@@ -117,33 +113,25 @@ pub struct Scripts {
     pub printed_bold: FontArc,
 }
 
-/// What went wrong finding the fonts.
-#[derive(Debug)]
-pub struct FontError(pub String);
-
-impl std::fmt::Display for FontError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for FontError {}
-
-fn load_font(path: &Path) -> Result<FontArc, FontError> {
+fn load_font(path: &Path) -> Result<FontArc, MaterialError> {
     let bytes = std::fs::read(path).map_err(|e| {
-        FontError(format!(
+        MaterialError(format!(
             "{}: {e} (run scripts/setup, which installs the fonts)",
             path.display()
         ))
     })?;
     FontArc::try_from_vec(bytes)
-        .map_err(|e| FontError(format!("{}: not a usable font: {e}", path.display())))
+        .map_err(|e| MaterialError(format!("{}: not a usable font: {e}", path.display())))
 }
 
 impl Scripts {
     /// Loads the printed face and every allowed handwriting font found under `font_root`
     /// (`/usr/share/fonts`), rasterizing `charset` in each.
-    pub fn load(bank: GlyphBank, font_root: &Path, charset: &[char]) -> Result<Scripts, FontError> {
+    pub fn load(
+        bank: GlyphBank,
+        font_root: &Path,
+        charset: &[char],
+    ) -> Result<Scripts, MaterialError> {
         let printed = load_font(&font_root.join(PRINTED_FONT))?;
         let printed_bold = load_font(&font_root.join(PRINTED_BOLD_FONT))?;
         let mut paths: Vec<PathBuf> = Vec::new();

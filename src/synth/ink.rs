@@ -152,22 +152,6 @@ impl InkLayer {
         }
     }
 
-    /// The inked bounding box `(x, y, w, h)` in page pixels, if anything is inked.
-    pub fn ink_box(&self) -> Option<(i64, i64, i64, i64)> {
-        let (mut x0, mut y0, mut x1, mut y1) = (i64::MAX, i64::MAX, i64::MIN, i64::MIN);
-        for y in 0..self.height {
-            for x in 0..self.width {
-                if self.alpha[y * self.width + x] > 0.3 {
-                    x0 = x0.min(x as i64);
-                    y0 = y0.min(y as i64);
-                    x1 = x1.max(x as i64 + 1);
-                    y1 = y1.max(y as i64 + 1);
-                }
-            }
-        }
-        (x1 > x0).then(|| (self.x0 + x0, self.y0 + y0, x1 - x0, y1 - y0))
-    }
-
     /// Lays the ink on `page` in `colour` at `opacity`: the paper darkens towards the ink.
     pub fn lay_on(&self, page: &mut RgbImage, colour: [u8; 3], opacity: f32) {
         let (pw, ph) = (page.width() as i64, page.height() as i64);
@@ -197,6 +181,24 @@ impl InkLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl InkLayer {
+        /// The inked bounding box `(x, y, w, h)` in page pixels, if anything is inked.
+        pub fn ink_box(&self) -> Option<(i64, i64, i64, i64)> {
+            let (mut x0, mut y0, mut x1, mut y1) = (i64::MAX, i64::MAX, i64::MIN, i64::MIN);
+            for y in 0..self.height {
+                for x in 0..self.width {
+                    if self.alpha[y * self.width + x] > 0.3 {
+                        x0 = x0.min(x as i64);
+                        y0 = y0.min(y as i64);
+                        x1 = x1.max(x as i64 + 1);
+                        y1 = y1.max(y as i64 + 1);
+                    }
+                }
+            }
+            (x1 > x0).then(|| (self.x0 + x0, self.y0 + y0, x1 - x0, y1 - y0))
+        }
+    }
 
     #[test]
     fn affine_inverse_round_trips() {
