@@ -2,6 +2,8 @@
 //! played, with evidence behind every move.
 //!
 //! The stages, each a module, with data flowing one way through plain types:
+//! - [`page`]: an image of a sheet ([`page::Sheet`]) to its move cells, each with its ply
+//!   ([`page::Cells`]);
 //! - [`notation`]: how players write moves, in every language;
 //! - [`decode`]: what was written in each cell ([`decode::CellEvidence`]) to the legal game
 //!   most consistent with it ([`decode::Game`]);
@@ -13,6 +15,7 @@
 pub mod decode;
 pub mod games;
 pub mod notation;
+pub mod page;
 pub mod report;
 pub mod start;
 pub mod synth;

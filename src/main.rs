@@ -7,6 +7,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use scoresheet::decode::{decode, DecoderConfig, LanguageChoice, Transcript};
 use scoresheet::notation::{Language, LANGUAGES};
+use scoresheet::page::overlay::draw_overlay;
+use scoresheet::page::{find_cells, PageOptions, Sheet};
+use scoresheet::synth::layout::Layout;
 use scoresheet::report::{to_json, to_pgn, PgnTags};
 use scoresheet::start::StartPosition;
 use shakmaty::{Color, Position};
@@ -34,8 +37,39 @@ enum Command {
     /// e.p., (=). Slips (missing disambiguation, wrong check marks, skipped or swapped moves,
     /// misread letters) are corrected to the legal game and flagged for review.
     Decode(Box<DecodeArgs>),
+    /// Find the move cells of a scoresheet image (photo or scan) and give each its ply.
+    ///
+    /// No template is needed: the sheet is found in the photo, flattened, and its table of
+    /// moves understood from the ruling lines (number, White and Black columns, blocks in
+    /// reading order). Prints JSON: the page's corners and every move cell's corners, box,
+    /// ply and whether it holds ink, in the input image's pixels.
+    Cells(CellsArgs),
     /// List the languages (piece letters) the decoder knows.
     Languages,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CellsFormat {
+    Json,
+}
+
+#[derive(clap::Args)]
+struct CellsArgs {
+    /// The image: JPEG, PNG, TIFF, WebP or BMP.
+    image: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: CellsFormat,
+    /// Write the output here instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Also draw the page, the grid and each cell's ply over the image, as PNG.
+    #[arg(long, value_name = "OUT.png")]
+    overlay: Option<PathBuf>,
+    /// The form's layout (the JSON schema of layouts/*.json): confirms row counts. Never
+    /// needed for the common forms.
+    #[arg(long, value_name = "FILE")]
+    layout: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -85,6 +119,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Decode(args) => run_decode(&args),
+        Command::Cells(args) => run_cells(&args),
         Command::Languages => {
             for lang in LANGUAGES {
                 let letters: Vec<String> = lang.letters.iter().map(|v| v.join("/")).collect();
@@ -120,6 +155,40 @@ fn read_input(path: &Path) -> Result<Vec<u8>, String> {
         ));
     }
     std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write_output(output: Option<&Path>, text: &str) -> Result<(), String> {
+    match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            // A closed pipe (e.g. `| head`) is not an error worth reporting.
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            Ok(())
+        }
+    }
+}
+
+fn run_cells(args: &CellsArgs) -> Result<(), String> {
+    let layout = match &args.layout {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Some(Layout::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?)
+        }
+        None => None,
+    };
+    let sheet = Sheet::open(&args.image).map_err(|e| e.to_string())?;
+    let cells = find_cells(&sheet, &PageOptions { layout }).map_err(|e| e.to_string())?;
+    if let Some(path) = &args.overlay {
+        draw_overlay(&sheet, &cells)
+            .save_with_format(path, image::ImageFormat::Png)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let text = match args.format {
+        CellsFormat::Json => {
+            serde_json::to_string_pretty(&cells.to_json()).map_err(|e| e.to_string())? + "\n"
+        }
+    };
+    write_output(args.output.as_deref(), &text)
 }
 
 fn run_decode(args: &DecodeArgs) -> Result<(), String> {
@@ -164,14 +233,7 @@ fn run_decode(args: &DecodeArgs) -> Result<(), String> {
             serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n"
         }
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (e.g. `| head`) is not an error worth reporting.
-            let _ = out.write_all(text.as_bytes());
-        }
-    }
+    write_output(args.output.as_deref(), &text)?;
     let flagged = game.flagged().count();
     if flagged > 0 || !game.unused_cells.is_empty() {
         eprintln!(

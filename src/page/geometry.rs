@@ -1,0 +1,204 @@
+//! Plane geometry the page stage needs: quadrilaterals, ruling lines fitted as straight lines,
+//! and the overlap of two convex polygons.
+
+/// A point `[x, y]` in pixels.
+pub type Point = [f32; 2];
+
+/// Corners top-left, top-right, bottom-right, bottom-left.
+pub type Quad = [Point; 4];
+
+/// A near-horizontal ruling line `y = intercept + slope * x`, drawn from `x0` to `x1`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HLine {
+    pub intercept: f32,
+    pub slope: f32,
+    pub x0: f32,
+    pub x1: f32,
+}
+
+impl HLine {
+    pub fn y_at(&self, x: f32) -> f32 {
+        self.intercept + self.slope * x
+    }
+
+    /// The line halfway between two others (for a ruling line too faint to be seen).
+    pub fn between(a: &HLine, b: &HLine, t: f32) -> HLine {
+        HLine {
+            intercept: a.intercept + (b.intercept - a.intercept) * t,
+            slope: a.slope + (b.slope - a.slope) * t,
+            x0: a.x0.max(b.x0),
+            x1: a.x1.min(b.x1),
+        }
+    }
+}
+
+/// A near-vertical ruling line `x = intercept + slope * y`, drawn from `y0` to `y1`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VLine {
+    pub intercept: f32,
+    pub slope: f32,
+    pub y0: f32,
+    pub y1: f32,
+}
+
+impl VLine {
+    pub fn x_at(&self, y: f32) -> f32 {
+        self.intercept + self.slope * y
+    }
+}
+
+/// Where a horizontal and a vertical line cross.
+pub fn crossing(h: &HLine, v: &VLine) -> Point {
+    // y = a + b x, x = c + d y  =>  y = a + b c + b d y
+    let denominator = 1.0 - h.slope * v.slope;
+    let y = (h.intercept + h.slope * v.intercept) / denominator;
+    [v.x_at(y), y]
+}
+
+/// Least-squares fit of `v = intercept + slope * u` to `(u, v)` samples; `None` for fewer than
+/// two distinct `u`.
+pub fn fit_line(samples: &[(f32, f32)]) -> Option<(f32, f32)> {
+    let n = samples.len() as f64;
+    if samples.len() < 2 {
+        return None;
+    }
+    let (mut su, mut sv) = (0.0f64, 0.0f64);
+    for &(u, v) in samples {
+        su += u as f64;
+        sv += v as f64;
+    }
+    let (mu, mv) = (su / n, sv / n);
+    let (mut suu, mut suv) = (0.0f64, 0.0f64);
+    for &(u, v) in samples {
+        let du = u as f64 - mu;
+        suu += du * du;
+        suv += du * (v as f64 - mv);
+    }
+    if suu < 1e-6 {
+        return None;
+    }
+    let slope = suv / suu;
+    Some(((mv - slope * mu) as f32, slope as f32))
+}
+
+/// `[x, y, w, h]` around a quadrilateral.
+pub fn bounding_box(quad: &Quad) -> [f32; 4] {
+    let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    for &[x, y] in quad {
+        x0 = x0.min(x);
+        y0 = y0.min(y);
+        x1 = x1.max(x);
+        y1 = y1.max(y);
+    }
+    [x0, y0, x1 - x0, y1 - y0]
+}
+
+/// Area of a simple polygon (positive whatever the winding).
+pub fn polygon_area(points: &[Point]) -> f32 {
+    let mut twice = 0.0;
+    for i in 0..points.len() {
+        let [x0, y0] = points[i];
+        let [x1, y1] = points[(i + 1) % points.len()];
+        twice += x0 * y1 - x1 * y0;
+    }
+    twice.abs() / 2.0
+}
+
+/// The part of convex polygon `subject` inside convex polygon `clip` (Sutherland–Hodgman).
+fn clip_convex(subject: &[Point], clip: &[Point]) -> Vec<Point> {
+    let orientation = {
+        let mut twice = 0.0;
+        for i in 0..clip.len() {
+            let [x0, y0] = clip[i];
+            let [x1, y1] = clip[(i + 1) % clip.len()];
+            twice += x0 * y1 - x1 * y0;
+        }
+        twice.signum()
+    };
+    let inside = |p: Point, a: Point, b: Point| {
+        orientation * ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])) >= 0.0
+    };
+    let intersect = |p: Point, q: Point, a: Point, b: Point| -> Point {
+        let (dx, dy) = (q[0] - p[0], q[1] - p[1]);
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let denominator = dx * ey - dy * ex;
+        if denominator.abs() < 1e-12 {
+            return p;
+        }
+        let t = ((a[0] - p[0]) * ey - (a[1] - p[1]) * ex) / denominator;
+        [p[0] + t * dx, p[1] + t * dy]
+    };
+    let mut output = subject.to_vec();
+    for i in 0..clip.len() {
+        if output.is_empty() {
+            break;
+        }
+        let (a, b) = (clip[i], clip[(i + 1) % clip.len()]);
+        let input = std::mem::take(&mut output);
+        for j in 0..input.len() {
+            let current = input[j];
+            let previous = input[(j + input.len() - 1) % input.len()];
+            match (inside(current, a, b), inside(previous, a, b)) {
+                (true, true) => output.push(current),
+                (true, false) => {
+                    output.push(intersect(previous, current, a, b));
+                    output.push(current);
+                }
+                (false, true) => output.push(intersect(previous, current, a, b)),
+                (false, false) => {}
+            }
+        }
+    }
+    output
+}
+
+/// Intersection over union of two convex quadrilaterals, in 0..=1.
+pub fn quad_iou(a: &Quad, b: &Quad) -> f32 {
+    let (area_a, area_b) = (polygon_area(a), polygon_area(b));
+    if area_a <= 0.0 || area_b <= 0.0 {
+        return 0.0;
+    }
+    let inter = polygon_area(&clip_convex(a, b));
+    (inter / (area_a + area_b - inter)).clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iou_of_known_squares() {
+        let unit: Quad = [[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]];
+        assert!((quad_iou(&unit, &unit) - 1.0).abs() < 1e-6);
+        let shifted: Quad = [[1.0, 0.0], [3.0, 0.0], [3.0, 2.0], [1.0, 2.0]];
+        // Overlap 2 of a union of 6.
+        assert!((quad_iou(&unit, &shifted) - 1.0 / 3.0).abs() < 1e-6);
+        let far: Quad = [[5.0, 5.0], [6.0, 5.0], [6.0, 6.0], [5.0, 6.0]];
+        assert_eq!(quad_iou(&unit, &far), 0.0);
+        // A diamond inside the square: half its area.
+        let diamond: Quad = [[1.0, 0.0], [2.0, 1.0], [1.0, 2.0], [0.0, 1.0]];
+        assert!((quad_iou(&unit, &diamond) - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn lines_fit_and_cross() {
+        let samples: Vec<(f32, f32)> = (0..20).map(|x| (x as f32, 3.0 + 0.1 * x as f32)).collect();
+        let (intercept, slope) = fit_line(&samples).unwrap();
+        assert!((intercept - 3.0).abs() < 1e-4 && (slope - 0.1).abs() < 1e-5);
+        let h = HLine {
+            intercept: 10.0,
+            slope: 0.02,
+            x0: 0.0,
+            x1: 100.0,
+        };
+        let v = VLine {
+            intercept: 50.0,
+            slope: -0.01,
+            y0: 0.0,
+            y1: 100.0,
+        };
+        let [x, y] = crossing(&h, &v);
+        assert!((h.y_at(x) - y).abs() < 1e-4 && (v.x_at(y) - x).abs() < 1e-4);
+        assert!(fit_line(&[(1.0, 1.0), (1.0, 2.0)]).is_none());
+    }
+}

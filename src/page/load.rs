@@ -1,0 +1,177 @@
+//! Reading an image of a scoresheet: any format `image` decodes (JPEG, PNG, TIFF, WebP),
+//! turned upright by its EXIF orientation, with limits that refuse decompression bombs before
+//! any pixel is allocated.
+
+use std::io::{BufRead, Cursor, Seek};
+use std::path::Path;
+
+use image::{DynamicImage, GrayImage, ImageDecoder, ImageReader, Limits};
+
+use super::PageError;
+
+/// Files larger than this are refused before reading: no scan of one sheet comes near it.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+/// Images wider or taller than this are refused (a 600 dpi scan of A3 is about 7,000 px).
+pub const MAX_SIDE: u32 = 20_000;
+/// Images with more pixels than this are refused (about a 100-megapixel photo).
+pub const MAX_PIXELS: u64 = 120_000_000;
+
+/// A loaded scoresheet image, upright, with the name errors and reports refer to it by.
+#[derive(Debug, Clone)]
+pub struct Sheet {
+    /// The file name (or another label) the image came from.
+    pub name: String,
+    /// The pixels as decoded, EXIF orientation applied.
+    pub image: DynamicImage,
+}
+
+impl Sheet {
+    /// Reads an image file.
+    pub fn open(path: &Path) -> Result<Sheet, PageError> {
+        let name = path.display().to_string();
+        let meta = std::fs::metadata(path).map_err(|e| PageError::io(&name, e))?;
+        if meta.is_dir() {
+            return Err(PageError::new(&name, "is a directory, not an image"));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(PageError::new(
+                &name,
+                format!(
+                    "{} bytes is far too large for an image of a scoresheet (limit {MAX_FILE_BYTES})",
+                    meta.len()
+                ),
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| PageError::io(&name, e))?;
+        Sheet::from_bytes(name, &bytes)
+    }
+
+    /// Decodes an image held in memory; `name` labels it in errors.
+    pub fn from_bytes(name: impl Into<String>, bytes: &[u8]) -> Result<Sheet, PageError> {
+        let name = name.into();
+        if bytes.is_empty() {
+            return Err(PageError::new(&name, "the file is empty"));
+        }
+        let image = decode(Cursor::new(bytes)).map_err(|cause| PageError::new(&name, cause))?;
+        Ok(Sheet { name, image })
+    }
+
+    /// Wraps pixels already in memory.
+    pub fn from_image(name: impl Into<String>, image: DynamicImage) -> Sheet {
+        Sheet {
+            name: name.into(),
+            image,
+        }
+    }
+
+    pub fn width(&self) -> u32 {
+        self.image.width()
+    }
+
+    pub fn height(&self) -> u32 {
+        self.image.height()
+    }
+
+    /// The image as grey levels (0 black, 255 white).
+    pub fn grey(&self) -> GrayImage {
+        self.image.to_luma8()
+    }
+}
+
+fn decode(reader: impl BufRead + Seek) -> Result<DynamicImage, String> {
+    let mut reader = ImageReader::new(reader)
+        .with_guessed_format()
+        .map_err(|e| format!("cannot read the file: {e}"))?;
+    if reader.format().is_none() {
+        return Err("not an image in a format scoresheet reads (JPEG, PNG, TIFF, WebP, BMP)".into());
+    }
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(MAX_PIXELS * 4 + (64 << 20));
+    reader.limits(limits);
+    let mut decoder = reader
+        .into_decoder()
+        .map_err(|e| format!("not a readable image: {e}"))?;
+    let (width, height) = decoder.dimensions();
+    if width == 0 || height == 0 {
+        return Err("the image has no pixels".into());
+    }
+    if width > MAX_SIDE || height > MAX_SIDE || width as u64 * height as u64 > MAX_PIXELS {
+        return Err(format!(
+            "a {width} x {height} image is too large to be a photo or scan of a sheet \
+             (at most {MAX_SIDE} px a side and {} megapixels)",
+            MAX_PIXELS / 1_000_000
+        ));
+    }
+    // A broken EXIF block is no reason to refuse the pixels: read them as stored.
+    let orientation = decoder
+        .orientation()
+        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    let mut image = DynamicImage::from_decoder(decoder).map_err(|e| match e {
+        image::ImageError::Limits(l) => format!("the image is too large to decode: {l}"),
+        other => format!("the image data is corrupt or truncated: {other}"),
+    })?;
+    image.apply_orientation(orientation);
+    Ok(image)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{ImageEncoder, RgbImage};
+
+    fn png(width: u32, height: u32) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut bytes)
+            .write_image(
+                RgbImage::new(width, height).as_raw(),
+                width,
+                height,
+                image::ExtendedColorType::Rgb8,
+            )
+            .unwrap();
+        bytes
+    }
+
+    #[test]
+    fn reads_a_png_and_refuses_what_is_not_an_image() {
+        let sheet = Sheet::from_bytes("ok.png", &png(30, 20)).unwrap();
+        assert_eq!((sheet.width(), sheet.height()), (30, 20));
+        let err = Sheet::from_bytes("notes.txt", b"1. e4 e5 2. Nf3").unwrap_err();
+        assert!(err.to_string().starts_with("notes.txt: "), "{err}");
+        let mut truncated = png(300, 200);
+        truncated.truncate(60);
+        let err = Sheet::from_bytes("cut.png", &truncated).unwrap_err();
+        assert!(err.to_string().contains("cut.png"), "{err}");
+        assert!(Sheet::from_bytes("empty.png", &[]).is_err());
+    }
+
+    #[test]
+    fn refuses_a_decompression_bomb_from_its_header() {
+        // A valid PNG header claiming 60,000 x 60,000 pixels, and nothing behind it.
+        let mut bytes = png(1, 1);
+        bytes[16..20].copy_from_slice(&60_000u32.to_be_bytes());
+        bytes[20..24].copy_from_slice(&60_000u32.to_be_bytes());
+        let crc = crc32(&bytes[12..29]);
+        bytes[29..33].copy_from_slice(&crc.to_be_bytes());
+        let err = Sheet::from_bytes("bomb.png", &bytes).unwrap_err().to_string();
+        assert!(err.starts_with("bomb.png: "), "{err}");
+        assert!(err.contains("too large") || err.contains("limit"), "{err}");
+    }
+
+    fn crc32(data: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &byte in data {
+            crc ^= byte as u32;
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+}

@@ -1,0 +1,249 @@
+//! The page stage: from an image of a scoresheet to its move cells, each with its ply.
+//!
+//! [`Sheet`] (the decoded, upright image) → [`find_cells`] → [`Cells`]. No form is assumed:
+//! the sheet is found in the photo and flattened ([`paper`]), its ink and ruling lines are
+//! found ([`lines`]), and the table of moves is understood from the lines alone ([`table`]):
+//! which columns hold numbers, White's and Black's moves, how many rows each block has, and in
+//! which order the blocks are read. A layout file can confirm the row counts but is never
+//! needed for the common forms.
+//!
+//! Coordinates in [`Cells`] are pixels of the input image (after EXIF orientation), `x` to the
+//! right and `y` down; quadrilaterals list top-left, top-right, bottom-right, bottom-left.
+
+pub mod geometry;
+pub mod lines;
+mod load;
+pub mod overlay;
+pub mod paper;
+pub mod table;
+
+use std::fmt;
+
+use serde_json::{json, Value};
+
+pub use geometry::{quad_iou, Point, Quad};
+pub use load::{Sheet, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE};
+
+use crate::synth::layout::Layout;
+use geometry::bounding_box;
+use lines::{fit_rulings, fit_vertical_rulings, horizontal_runs, ink_mask};
+
+/// The width, in pixels, the page is flattened to before its lines are looked for: about
+/// 5.7 px per mm on A4, enough for lines a quarter of a millimetre thick.
+pub const FLAT_WIDTH: u32 = 1200;
+
+/// Something is wrong with an input image: which file, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageError {
+    pub file: String,
+    pub cause: String,
+}
+
+impl PageError {
+    pub fn new(file: &str, cause: impl Into<String>) -> PageError {
+        PageError {
+            file: file.to_string(),
+            cause: cause.into(),
+        }
+    }
+
+    fn io(file: &str, error: std::io::Error) -> PageError {
+        PageError::new(file, error.to_string())
+    }
+}
+
+impl fmt::Display for PageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.cause)
+    }
+}
+
+impl std::error::Error for PageError {}
+
+/// Hints for finding the cells.
+#[derive(Debug, Clone, Default)]
+pub struct PageOptions {
+    /// The form, when known: its blocks' row counts settle doubtful title rows.
+    pub layout: Option<Layout>,
+}
+
+/// Which player's move a cell holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    White,
+    Black,
+}
+
+/// One move cell of the sheet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// 1 = White's first move cell, 2 = Black's first, ...
+    pub ply: u32,
+    pub move_number: u32,
+    pub side: Side,
+    /// The cell's corners on the ruling lines, in input image pixels.
+    pub quad: Quad,
+    /// `[x, y, w, h]` around `quad`.
+    pub bbox: [f32; 4],
+    /// Whether anything is written in the cell.
+    pub ink: bool,
+    /// Share of the cell's inner part covered by ink (0..1), the evidence behind `ink`.
+    pub ink_share: f32,
+}
+
+/// A block of moves as found: where it is and which moves it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub first_move: u32,
+    pub rows: u32,
+    pub has_numbers: bool,
+    /// The block's move rows (number column included) in input image pixels.
+    pub quad: Quad,
+}
+
+/// Every move cell found on a sheet, in ply order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cells {
+    /// The file the cells were found in.
+    pub source: String,
+    pub image_width: u32,
+    pub image_height: u32,
+    /// The sheet's corners in the image (the image's corners for a scan).
+    pub page_quad: Quad,
+    pub blocks: Vec<Block>,
+    pub cells: Vec<Cell>,
+}
+
+/// Share of a cell's inner part that must be ink for the cell to count as written.
+const INK_SHARE: f32 = 0.012;
+/// The inner part of a cell: this share of its width and height is left out on each side,
+/// where the ruling lines and a neighbour's strokes lie.
+const INK_MARGIN: (f32, f32) = (0.06, 0.16);
+
+/// Finds the move cells of a scoresheet.
+///
+/// Errors name the sheet and say why no table of moves was found (a photo of something
+/// else, a blank page, a sheet too blurred or too small to show its lines).
+pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageError> {
+    let grey = sheet.grey();
+    let (width, height) = grey.dimensions();
+    if width < 200 || height < 200 {
+        return Err(PageError::new(
+            &sheet.name,
+            format!("a {width} x {height} image is too small to show a scoresheet's lines"),
+        ));
+    }
+    let paper = paper::find_paper(&grey);
+    let flat = paper::flatten(&grey, &paper.quad, FLAT_WIDTH)
+        .ok_or_else(|| PageError::new(&sheet.name, "the sheet found in the photo is degenerate"))?;
+    let (fw, fh) = (flat.image.width() as usize, flat.image.height() as usize);
+    let ink = ink_mask(&flat.image, 12);
+    let min_run = fw / 40;
+    let horizontal_pixels = horizontal_runs(&ink, min_run, 2);
+    let vertical_pixels = horizontal_runs(&ink.transposed(), min_run, 2);
+    let min_line = fw as f32 * 0.06;
+    let max_gap = fw as f32 * 0.025;
+    let horizontals = fit_rulings(&horizontal_pixels, min_line, max_gap);
+    let verticals = fit_vertical_rulings(&vertical_pixels, min_line, max_gap);
+    let mut line_pixels = vertical_pixels.transposed();
+    for (bit, h) in line_pixels.bits.iter_mut().zip(&horizontal_pixels.bits) {
+        *bit |= *h;
+    }
+    debug_assert_eq!((line_pixels.width, line_pixels.height), (fw, fh));
+    let expected: Option<Vec<u32>> = options
+        .layout
+        .as_ref()
+        .map(|l| l.blocks.iter().map(|b| b.rows).collect());
+    let blocks = table::find_blocks(
+        &horizontals,
+        &verticals,
+        &ink,
+        &line_pixels,
+        expected.as_deref(),
+    )
+    .map_err(|e| PageError::new(&sheet.name, format!("not a scoresheet, or its grid cannot be seen: {}", e.0)))?;
+
+    let to_image = |quad: Quad| -> Quad { quad.map(|[x, y]| { let (u, v) = flat.to_source * (x, y); [u, v] }) };
+    let mut cells = Vec::new();
+    let mut found_blocks = Vec::new();
+    for block in &blocks {
+        let [white_left, between, black_right] = block.move_columns;
+        for row in 0..block.row_count() {
+            let move_number = block.first_move + row as u32;
+            for (side, left, right) in [
+                (Side::White, &white_left, &between),
+                (Side::Black, &between, &black_right),
+            ] {
+                let flat_quad = block.cell(row, left, right);
+                let share = table::ink_share(&flat_quad, &ink, &line_pixels, INK_MARGIN);
+                let quad = to_image(flat_quad);
+                cells.push(Cell {
+                    ply: 2 * move_number - u32::from(side == Side::White),
+                    move_number,
+                    side,
+                    quad,
+                    bbox: bounding_box(&quad),
+                    ink: share >= INK_SHARE,
+                    ink_share: share,
+                });
+            }
+        }
+        let rows = block.row_count();
+        let left = block.number_column.map_or(white_left, |n| n[0]);
+        let top_left = block.cell(0, &left, &black_right);
+        let bottom = block.cell(rows - 1, &left, &black_right);
+        found_blocks.push(Block {
+            first_move: block.first_move,
+            rows: rows as u32,
+            has_numbers: block.number_column.is_some(),
+            quad: to_image([top_left[0], top_left[1], bottom[2], bottom[3]]),
+        });
+    }
+    cells.sort_by_key(|c| c.ply);
+    Ok(Cells {
+        source: sheet.name.clone(),
+        image_width: width,
+        image_height: height,
+        page_quad: paper.quad,
+        blocks: found_blocks,
+        cells,
+    })
+}
+
+fn round_point([x, y]: Point) -> Value {
+    json!([(x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0])
+}
+
+impl Cells {
+    /// The cells JSON (a contract: fields are only ever added):
+    /// `{"image":{"file","width","height"},"page":{"quad"},"blocks":[...],
+    /// "cells":[{"ply","move","side","quad","bbox","ink","ink_share"}]}`.
+    pub fn to_json(&self) -> Value {
+        let quad = |q: &Quad| Value::Array(q.iter().copied().map(round_point).collect());
+        json!({
+            "image": {"file": self.source, "width": self.image_width, "height": self.image_height},
+            "page": {"quad": quad(&self.page_quad)},
+            "blocks": self.blocks.iter().map(|b| json!({
+                "first_move": b.first_move,
+                "rows": b.rows,
+                "numbers": b.has_numbers,
+                "quad": quad(&b.quad),
+            })).collect::<Vec<_>>(),
+            "cells": self.cells.iter().map(|c| json!({
+                "ply": c.ply,
+                "move": c.move_number,
+                "side": match c.side { Side::White => "white", Side::Black => "black" },
+                "quad": quad(&c.quad),
+                "bbox": c.bbox.map(|v| (v * 10.0).round() / 10.0),
+                "ink": c.ink,
+                "ink_share": (c.ink_share * 1000.0).round() / 1000.0,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// How many plies hold ink, counting up to the last written cell (the game's length as
+    /// far as the sheet shows it).
+    pub fn last_written_ply(&self) -> Option<u32> {
+        self.cells.iter().filter(|c| c.ink).map(|c| c.ply).max()
+    }
+}

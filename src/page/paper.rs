@@ -1,0 +1,302 @@
+//! Finding the sheet of paper in a photo, and warping it flat.
+//!
+//! The paper is the largest bright region of the image: on a desk it stands out against the
+//! darker surface; on a scan it fills the image. Its outline is fitted by four straight sides
+//! whose crossings are the corners. The grid search later fits every ruling line on its own,
+//! so the page only needs to be found well enough to make those lines nearly axis-aligned.
+
+use image::imageops::{self, FilterType};
+use image::{GrayImage, Luma};
+use imageproc::contrast::otsu_level;
+use imageproc::filter::gaussian_blur_f32;
+use imageproc::geometric_transformations::Projection;
+use imageproc::region_labelling::{connected_components, Connectivity};
+use rayon::prelude::*;
+
+use super::geometry::{fit_line, Point, Quad};
+
+/// Long side of the thumbnail the paper is looked for in.
+const THUMB_SIDE: u32 = 320;
+
+/// Where the sheet lies in the image.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Paper {
+    /// The sheet's corners in image pixels (top-left, top-right, bottom-right, bottom-left).
+    pub quad: Quad,
+    /// Whether the sheet fills the image (a scan), so its edges are the image's.
+    pub fills_image: bool,
+}
+
+/// Finds the sheet in a grey image.
+pub fn find_paper(grey: &GrayImage) -> Paper {
+    let (width, height) = grey.dimensions();
+    let whole = Paper {
+        quad: [
+            [0.0, 0.0],
+            [width as f32, 0.0],
+            [width as f32, height as f32],
+            [0.0, height as f32],
+        ],
+        fills_image: true,
+    };
+    let scale = THUMB_SIDE as f32 / width.max(height) as f32;
+    if scale >= 1.0 || width < 16 || height < 16 {
+        return whole;
+    }
+    let (tw, th) = (
+        ((width as f32 * scale).round() as u32).max(4),
+        ((height as f32 * scale).round() as u32).max(4),
+    );
+    let thumb = gaussian_blur_f32(&imageops::resize(grey, tw, th, FilterType::Triangle), 1.2);
+    let level = otsu_level(&thumb);
+    let (mut bright_sum, mut bright_n, mut dark_sum, mut dark_n) = (0u64, 0u64, 0u64, 0u64);
+    for p in thumb.pixels() {
+        if p.0[0] > level {
+            bright_sum += p.0[0] as u64;
+            bright_n += 1;
+        } else {
+            dark_sum += p.0[0] as u64;
+            dark_n += 1;
+        }
+    }
+    if bright_n == 0 || dark_n == 0 {
+        return whole;
+    }
+    // Paper and surround must differ clearly; otherwise the classes are paper and ink.
+    let contrast = bright_sum as f32 / bright_n as f32 - dark_sum as f32 / dark_n as f32;
+    if contrast < 35.0 {
+        return whole;
+    }
+    let mask = GrayImage::from_fn(tw, th, |x, y| {
+        Luma([if thumb.get_pixel(x, y).0[0] > level {
+            255
+        } else {
+            0
+        }])
+    });
+    let labels = connected_components(&mask, Connectivity::Four, Luma([0u8]));
+    let mut areas = vec![0usize; 1];
+    for p in labels.pixels() {
+        let label = p.0[0] as usize;
+        if label >= areas.len() {
+            areas.resize(label + 1, 0);
+        }
+        areas[label] += 1;
+    }
+    let Some((paper_label, &paper_area)) =
+        areas.iter().enumerate().skip(1).max_by_key(|&(_, a)| *a)
+    else {
+        return whole;
+    };
+    let total = (tw * th) as usize;
+    if paper_area * 100 >= total * 88 || paper_area * 100 < total * 8 {
+        return whole;
+    }
+    let inside = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && x < tw as i64
+            && y < th as i64
+            && labels.get_pixel(x as u32, y as u32).0[0] as usize == paper_label
+    };
+    // The outline: paper pixels with a neighbour that is not paper (or the image edge).
+    let mut outline: Vec<Point> = Vec::new();
+    for y in 0..th as i64 {
+        for x in 0..tw as i64 {
+            if inside(x, y)
+                && !(inside(x - 1, y) && inside(x + 1, y) && inside(x, y - 1) && inside(x, y + 1))
+            {
+                outline.push([x as f32 + 0.5, y as f32 + 0.5]);
+            }
+        }
+    }
+    let Some(corners) = fit_quad(&outline) else {
+        return whole;
+    };
+    let quad = corners.map(|[x, y]| [x / scale, y / scale]);
+    Paper {
+        quad,
+        fills_image: false,
+    }
+}
+
+/// Four sides fitted to an outline: corners first from the extreme points along the diagonals,
+/// then each side refitted through the outline points between its corners.
+fn fit_quad(outline: &[Point]) -> Option<Quad> {
+    if outline.len() < 16 {
+        return None;
+    }
+    let extreme = |score: &dyn Fn(Point) -> f32| {
+        outline
+            .iter()
+            .copied()
+            .max_by(|a, b| score(*a).total_cmp(&score(*b)))
+    };
+    let rough: Quad = [
+        extreme(&|[x, y]| -x - y)?,
+        extreme(&|[x, y]| x - y)?,
+        extreme(&|[x, y]| x + y)?,
+        extreme(&|[x, y]| -x + y)?,
+    ];
+    // Each side as a line through the outline points near the segment between its corners,
+    // away from the corners (which are rounded by the blur).
+    let mut sides = Vec::with_capacity(4);
+    for i in 0..4 {
+        let (a, b) = (rough[i], rough[(i + 1) % 4]);
+        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+        let length = (dx * dx + dy * dy).sqrt();
+        if length < 8.0 {
+            return None;
+        }
+        let (ux, uy) = (dx / length, dy / length);
+        let near: Vec<Point> = outline
+            .iter()
+            .copied()
+            .filter(|p| {
+                let (px, py) = (p[0] - a[0], p[1] - a[1]);
+                let along = px * ux + py * uy;
+                let across = (px * uy - py * ux).abs();
+                along > 0.1 * length && along < 0.9 * length && across < 3.0
+            })
+            .collect();
+        // Fit as y(x) for the top and bottom sides, x(y) for the left and right.
+        let horizontal = i % 2 == 0;
+        let samples: Vec<(f32, f32)> = near
+            .iter()
+            .map(|&[x, y]| if horizontal { (x, y) } else { (y, x) })
+            .collect();
+        let (intercept, slope) = fit_line(&samples)?;
+        sides.push((horizontal, intercept, slope));
+    }
+    let corner = |h: (bool, f32, f32), v: (bool, f32, f32)| -> Point {
+        // y = a + b x and x = c + d y.
+        let (a, b) = (h.1, h.2);
+        let (c, d) = (v.1, v.2);
+        let y = (a + b * c) / (1.0 - b * d);
+        [c + d * y, y]
+    };
+    let quad = [
+        corner(sides[0], sides[3]),
+        corner(sides[0], sides[1]),
+        corner(sides[2], sides[1]),
+        corner(sides[2], sides[3]),
+    ];
+    // Refitting must not move a corner far from where the outline put it.
+    let diagonal = {
+        let (dx, dy) = (rough[2][0] - rough[0][0], rough[2][1] - rough[0][1]);
+        (dx * dx + dy * dy).sqrt()
+    };
+    for (fitted, first) in quad.iter().zip(rough.iter()) {
+        let (dx, dy) = (fitted[0] - first[0], fitted[1] - first[1]);
+        if !(dx.is_finite() && dy.is_finite()) || (dx * dx + dy * dy).sqrt() > 0.08 * diagonal {
+            return Some(rough);
+        }
+    }
+    Some(quad)
+}
+
+/// A flattened view of the page: `image` is `quad` of the source warped to a rectangle, and
+/// `to_source` maps its pixel coordinates back to the source image's.
+pub struct Flat {
+    pub image: GrayImage,
+    pub to_source: Projection,
+}
+
+/// Warps the quadrilateral `quad` of `grey` to an upright rectangle `width` pixels wide (the
+/// height follows the quad's proportions). Sources much larger than the target are first
+/// shrunk by area averaging so that thin lines survive.
+pub fn flatten(grey: &GrayImage, quad: &Quad, width: u32) -> Option<Flat> {
+    let side = |a: Point, b: Point| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+    let across = (side(quad[0], quad[1]) + side(quad[3], quad[2])) / 2.0;
+    let down = (side(quad[0], quad[3]) + side(quad[1], quad[2])) / 2.0;
+    if !(across > 8.0 && down > 8.0) {
+        return None;
+    }
+    let aspect = (down / across).clamp(0.25, 4.0);
+    let height = ((width as f32 * aspect).round() as u32).max(8);
+    let shrink = ((across / width as f32).floor() as u32).max(1);
+    let (source, factor) = if shrink >= 2 {
+        let (sw, sh) = (
+            (grey.width() / shrink).max(1),
+            (grey.height() / shrink).max(1),
+        );
+        (
+            std::borrow::Cow::Owned(imageops::thumbnail(grey, sw, sh)),
+            grey.width() as f32 / sw as f32,
+        )
+    } else {
+        (std::borrow::Cow::Borrowed(grey), 1.0)
+    };
+    let corners = [
+        (0.0, 0.0),
+        (width as f32, 0.0),
+        (width as f32, height as f32),
+        (0.0, height as f32),
+    ];
+    let to_source = Projection::from_control_points(corners, quad.map(|[x, y]| (x, y)))?;
+    let to_sample = Projection::from_control_points(
+        corners,
+        quad.map(|[x, y]| (x / factor, y / (grey.height() as f32 / source.height() as f32))),
+    )?;
+    let (sw, sh) = (source.width() as i64, source.height() as i64);
+    let raw = source.as_raw();
+    let mut image = GrayImage::new(width, height);
+    image
+        .par_chunks_mut(width as usize)
+        .enumerate()
+        .for_each(|(y, row)| {
+            for (x, out) in row.iter_mut().enumerate() {
+                let (u, v) = to_sample * (x as f32 + 0.5, y as f32 + 0.5);
+                let (u, v) = (u - 0.5, v - 0.5);
+                let (x0, y0) = (u.floor(), v.floor());
+                let (fx, fy) = (u - x0, v - y0);
+                let (x0, y0) = (x0 as i64, y0 as i64);
+                let px = |x: i64, y: i64| {
+                    raw[(y.clamp(0, sh - 1) * sw + x.clamp(0, sw - 1)) as usize] as f32
+                };
+                let top = px(x0, y0) * (1.0 - fx) + px(x0 + 1, y0) * fx;
+                let bottom = px(x0, y0 + 1) * (1.0 - fx) + px(x0 + 1, y0 + 1) * fx;
+                *out = (top * (1.0 - fy) + bottom * fy).round() as u8;
+            }
+        });
+    Some(Flat { image, to_source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_a_bright_sheet_on_a_dark_desk() {
+        let (w, h) = (800u32, 1000u32);
+        let quad: Quad = [[120.0, 90.0], [650.0, 130.0], [690.0, 900.0], [90.0, 860.0]];
+        let to_image = Projection::from_control_points(
+            [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)],
+            quad.map(|[x, y]| (x, y)),
+        )
+        .unwrap();
+        let to_page = to_image.invert();
+        let grey = GrayImage::from_fn(w, h, |x, y| {
+            let (u, v) = to_page * (x as f32 + 0.5, y as f32 + 0.5);
+            Luma([if (0.0..1.0).contains(&u) && (0.0..1.0).contains(&v) {
+                225
+            } else {
+                70
+            }])
+        });
+        let paper = find_paper(&grey);
+        assert!(!paper.fills_image);
+        for (found, truth) in paper.quad.iter().zip(quad.iter()) {
+            let error = ((found[0] - truth[0]).powi(2) + (found[1] - truth[1]).powi(2)).sqrt();
+            assert!(error < 6.0, "corner {found:?} vs {truth:?}");
+        }
+    }
+
+    #[test]
+    fn a_scan_is_all_paper() {
+        let grey = GrayImage::from_fn(600, 800, |x, y| {
+            Luma([if (x / 40 + y / 40) % 7 == 0 { 40 } else { 235 }])
+        });
+        assert!(find_paper(&grey).fills_image);
+    }
+}

@@ -1,0 +1,378 @@
+//! From ruling lines to the table of moves: which columns hold move numbers, White's and
+//! Black's moves, how many rows each block has and in which order the blocks are read.
+//!
+//! Nothing here knows a particular form. A *column* is the space between two long vertical
+//! rulings; its *rows* are the horizontal rulings that cross it from side to side. The move
+//! rows are the longest run of evenly spaced rows (a ruling too faint to be found shows as a
+//! double spacing and is put back); neighbouring columns sharing rows form a table, which is
+//! read left to right as blocks of number | White | Black (a narrow column before two wide
+//! ones) or White | Black. A leading row whose number cell is empty while the rows below
+//! carry printed numbers is the title row.
+
+use super::geometry::{crossing, HLine, Quad, VLine};
+use super::lines::Mask;
+
+/// One block of moves found on the page, in flattened-page coordinates.
+#[derive(Debug, Clone)]
+pub struct TableBlock {
+    /// The rulings of the move rows, top to bottom: one more than there are rows.
+    pub rows: Vec<HLine>,
+    /// Left and right rulings of the number column, if the block has one.
+    pub number_column: Option<[VLine; 2]>,
+    /// Left of White's column, between White and Black, right of Black's column.
+    pub move_columns: [VLine; 3],
+    /// The move number of the first row.
+    pub first_move: u32,
+}
+
+impl TableBlock {
+    pub fn row_count(&self) -> usize {
+        self.rows.len().saturating_sub(1)
+    }
+
+    /// The cell of `row` between rulings `left` and `right`.
+    pub fn cell(&self, row: usize, left: &VLine, right: &VLine) -> Quad {
+        let (top, bottom) = (&self.rows[row], &self.rows[row + 1]);
+        [
+            crossing(top, left),
+            crossing(top, right),
+            crossing(bottom, right),
+            crossing(bottom, left),
+        ]
+    }
+
+    pub fn left(&self) -> f32 {
+        let v = self.number_column.map_or(self.move_columns[0], |n| n[0]);
+        v.x_at(self.rows[0].y_at(v.intercept))
+    }
+
+    pub fn top(&self) -> f32 {
+        let mid = self.move_columns[1].x_at(self.rows[0].intercept);
+        self.rows[0].y_at(mid)
+    }
+}
+
+/// Why no table was found, for the error message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoTable(pub String);
+
+/// Space between two long vertical rulings, and the evenly spaced rows that cross it.
+#[derive(Debug, Clone)]
+struct Column {
+    left: usize,
+    right: usize,
+    width: f32,
+    /// Row rulings of the run, top to bottom (interpolated where one was missing).
+    run: Vec<HLine>,
+}
+
+/// Finds the blocks of moves among the rulings of a flattened page.
+///
+/// `ink` and `line_pixels` (the rulings' own pixels) tell printed numbers and handwriting
+/// from the lines. `expected_rows`, from a layout file, is the number of move rows of each
+/// block in reading order, when known.
+pub fn find_blocks(
+    horizontals: &[HLine],
+    verticals: &[VLine],
+    ink: &Mask,
+    line_pixels: &Mask,
+    expected_rows: Option<&[u32]>,
+) -> Result<Vec<TableBlock>, NoTable> {
+    let height = ink.height as f32;
+    let min_vertical = 0.12 * height;
+    let mut long: Vec<VLine> = verticals
+        .iter()
+        .copied()
+        .filter(|v| v.y1 - v.y0 >= min_vertical)
+        .collect();
+    long.sort_by(|a, b| mid_x(a).total_cmp(&mid_x(b)));
+    if long.len() < 2 {
+        return Err(NoTable(format!(
+            "no table: {} long vertical rulings found (a table of moves needs at least 3)",
+            long.len()
+        )));
+    }
+
+    let mut columns = Vec::new();
+    for i in 0..long.len() {
+        let left = &long[i];
+        // The nearest long ruling to the right that runs beside this one.
+        let partner = (i + 1..long.len())
+            .filter(|&j| overlap(left, &long[j]) >= min_vertical)
+            .find(|&j| {
+                let y = (left.y0.max(long[j].y0) + left.y1.min(long[j].y1)) / 2.0;
+                long[j].x_at(y) - left.x_at(y) > 6.0
+            });
+        let Some(j) = partner else { continue };
+        if let Some(column) = column_rows(&long, i, j, horizontals) {
+            columns.push(column);
+        }
+    }
+    if columns.is_empty() {
+        return Err(NoTable(format!(
+            "no table: {} long vertical and {} horizontal rulings, but no column crossed by \
+             evenly spaced rows",
+            long.len(),
+            horizontals.len()
+        )));
+    }
+
+    // Tables: chains of columns that share a ruling and whose rows overlap.
+    columns.sort_by(|a, b| mid_x(&long[a.left]).total_cmp(&mid_x(&long[b.left])));
+    let mut tables: Vec<Vec<usize>> = Vec::new();
+    for c in 0..columns.len() {
+        let joined = tables.iter_mut().find(|t| {
+            let last = &columns[*t.last().expect("tables are never empty")];
+            last.right == columns[c].left && rows_overlap(last, &columns[c])
+        });
+        match joined {
+            Some(table) => table.push(c),
+            None => tables.push(vec![c]),
+        }
+    }
+
+    let mut blocks = Vec::new();
+    for table in &tables {
+        let cols: Vec<&Column> = table.iter().map(|&c| &columns[c]).collect();
+        // The column with the longest run gives the table its rows.
+        let reference = cols
+            .iter()
+            .max_by_key(|c| c.run.len())
+            .expect("tables are never empty");
+        let widest = cols.iter().map(|c| c.width).fold(0.0, f32::max);
+        let narrow = |c: &Column| c.width < 0.55 * widest;
+        let mut i = 0;
+        while i < cols.len() {
+            let block = if narrow(cols[i])
+                && i + 2 < cols.len()
+                && !narrow(cols[i + 1])
+                && !narrow(cols[i + 2])
+            {
+                i += 3;
+                Some((Some(i - 3), i - 2))
+            } else if !narrow(cols[i]) && i + 1 < cols.len() && !narrow(cols[i + 1]) {
+                i += 2;
+                Some((None, i - 2))
+            } else {
+                i += 1;
+                None
+            };
+            let Some((number, white)) = block else { continue };
+            let number_column = number.map(|n| [long[cols[n].left], long[cols[n].right]]);
+            let move_columns = [
+                long[cols[white].left],
+                long[cols[white].right],
+                long[cols[white + 1].right],
+            ];
+            blocks.push(TableBlock {
+                rows: reference.run.clone(),
+                number_column,
+                move_columns,
+                first_move: 1,
+            });
+        }
+    }
+    for block in &mut blocks {
+        drop_title_rows(block, ink, line_pixels);
+    }
+    blocks.retain(|b| b.row_count() >= 4);
+    if blocks.is_empty() {
+        return Err(NoTable(
+            "no table of moves: found ruled columns, but none in a White | Black pair with \
+             enough rows"
+                .into(),
+        ));
+    }
+    order_blocks(&mut blocks);
+    if let Some(expected) = expected_rows {
+        if expected.len() == blocks.len() {
+            for (block, &rows) in blocks.iter_mut().zip(expected) {
+                let extra = block.row_count().saturating_sub(rows as usize);
+                block.rows.drain(..extra);
+            }
+        }
+    }
+    let mut next = 1;
+    for block in &mut blocks {
+        block.first_move = next;
+        next += block.row_count() as u32;
+    }
+    Ok(blocks)
+}
+
+fn mid_x(v: &VLine) -> f32 {
+    v.x_at((v.y0 + v.y1) / 2.0)
+}
+
+fn overlap(a: &VLine, b: &VLine) -> f32 {
+    a.y1.min(b.y1) - a.y0.max(b.y0)
+}
+
+fn rows_overlap(a: &Column, b: &Column) -> bool {
+    let span = |c: &Column| {
+        let mid = c.run.len() / 2;
+        let x = c.run[mid].x0.max(0.0);
+        (c.run[0].y_at(x), c.run[c.run.len() - 1].y_at(x))
+    };
+    let ((a0, a1), (b0, b1)) = (span(a), span(b));
+    let shared = a1.min(b1) - a0.max(b0);
+    shared >= 0.5 * (a1 - a0).min(b1 - b0)
+}
+
+/// The evenly spaced rows crossing the column between long rulings `left` and `right`.
+fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine]) -> Option<Column> {
+    let (l, r) = (&long[left], &long[right]);
+    let (y0, y1) = (l.y0.max(r.y0), l.y1.min(r.y1));
+    let mid_y = (y0 + y1) / 2.0;
+    let width = r.x_at(mid_y) - l.x_at(mid_y);
+    let tolerance = 8.0;
+    let mut crossing_rows: Vec<(f32, HLine)> = horizontals
+        .iter()
+        .filter_map(|h| {
+            let xc = (l.x_at(h.intercept) + r.x_at(h.intercept)) / 2.0;
+            let y = h.y_at(xc);
+            let (xl, xr) = (l.x_at(y), r.x_at(y));
+            let spans = h.x0 <= xl + 0.15 * width && h.x1 >= xr - 0.15 * width;
+            (spans && y >= y0 - tolerance && y <= y1 + tolerance).then_some((y, *h))
+        })
+        .collect();
+    crossing_rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // One ruling may have been found twice (a thick line, or two segments): keep one.
+    crossing_rows.dedup_by(|b, a| (b.0 - a.0).abs() < 4.0);
+    if crossing_rows.len() < 5 {
+        return None;
+    }
+    let ys: Vec<f32> = crossing_rows.iter().map(|r| r.0).collect();
+    let mut spacings: Vec<f32> = ys.windows(2).map(|w| w[1] - w[0]).collect();
+    let spacing = {
+        spacings.sort_by(f32::total_cmp);
+        spacings[spacings.len() / 2]
+    };
+    if spacing < 6.0 {
+        return None;
+    }
+    // Each gap as a whole number of rows, or None where it fits no row count.
+    let steps: Vec<Option<usize>> = ys
+        .windows(2)
+        .map(|w| {
+            let gap = w[1] - w[0];
+            let k = (gap / spacing).round();
+            (k >= 1.0 && k <= 3.0 && (gap - k * spacing).abs() <= 0.15 * spacing * k.sqrt())
+                .then_some(k as usize)
+        })
+        .collect();
+    let (mut best, mut best_rows) = ((0, 0), 0);
+    let mut start = 0;
+    while start < steps.len() {
+        if steps[start].is_none() {
+            start += 1;
+            continue;
+        }
+        let mut end = start;
+        let mut rows = 0;
+        while end < steps.len() {
+            match steps[end] {
+                Some(k) => rows += k,
+                None => break,
+            }
+            end += 1;
+        }
+        if rows > best_rows {
+            best_rows = rows;
+            best = (start, end);
+        }
+        start = end + 1;
+    }
+    if best_rows < 4 {
+        return None;
+    }
+    let mut run = vec![crossing_rows[best.0].1];
+    for i in best.0..best.1 {
+        let k = steps[i].unwrap_or(1);
+        let (a, b) = (&crossing_rows[i].1, &crossing_rows[i + 1].1);
+        for step in 1..k {
+            run.push(HLine::between(a, b, step as f32 / k as f32));
+        }
+        run.push(*b);
+    }
+    Some(Column {
+        left,
+        right,
+        width,
+        run,
+    })
+}
+
+/// Ink in a cell's inner part, ruling pixels left out, as a share of that area.
+pub fn ink_share(quad: &Quad, ink: &Mask, line_pixels: &Mask, margin: (f32, f32)) -> f32 {
+    let x0 = quad[0][0].max(quad[3][0]);
+    let x1 = quad[1][0].min(quad[2][0]);
+    let y0 = quad[0][1].max(quad[1][1]);
+    let y1 = quad[3][1].min(quad[2][1]);
+    let (w, h) = (x1 - x0, y1 - y0);
+    if w < 2.0 || h < 2.0 {
+        return 0.0;
+    }
+    let (ix0, ix1) = ((x0 + margin.0 * w) as i64, (x1 - margin.0 * w) as i64);
+    let (iy0, iy1) = ((y0 + margin.1 * h) as i64, (y1 - margin.1 * h) as i64);
+    let area = ((ix1 - ix0).max(1) * (iy1 - iy0).max(1)) as f32;
+    let written = ink.count(ix0, iy0, ix1, iy1) as f32 - line_pixels.count(ix0, iy0, ix1, iy1) as f32;
+    written.max(0.0) / area
+}
+
+/// Leading rows whose number cell is blank while most below carry a printed number are the
+/// column titles, not moves.
+fn drop_title_rows(block: &mut TableBlock, ink: &Mask, line_pixels: &Mask) {
+    let Some([left, right]) = block.number_column else {
+        return;
+    };
+    let numbered: Vec<bool> = (0..block.row_count())
+        .map(|row| ink_share(&block.cell(row, &left, &right), ink, line_pixels, (0.12, 0.15)) > 0.02)
+        .collect();
+    let share = numbered.iter().filter(|n| **n).count() as f32 / numbered.len().max(1) as f32;
+    if share < 0.6 {
+        return;
+    }
+    let leading = numbered.iter().take_while(|n| !**n).count();
+    if leading <= 2 {
+        block.rows.drain(..leading);
+    }
+}
+
+/// Reading order: blocks side by side are read left to right; blocks stacked in one band of
+/// the page, top to bottom.
+fn order_blocks(blocks: &mut [TableBlock]) {
+    let mut keyed: Vec<(usize, f32, f32)> = blocks
+        .iter()
+        .map(|b| (0, b.left(), b.top()))
+        .collect();
+    // Bands: blocks whose left edges are within a fifth of a block's width share a band.
+    let widths: Vec<f32> = blocks
+        .iter()
+        .map(|b| {
+            let y = b.rows[0].intercept;
+            b.move_columns[2].x_at(y) - b.move_columns[0].x_at(y)
+        })
+        .collect();
+    let mut by_left: Vec<usize> = (0..blocks.len()).collect();
+    by_left.sort_by(|&a, &b| keyed[a].1.total_cmp(&keyed[b].1));
+    let mut band = 0;
+    for (n, &i) in by_left.iter().enumerate() {
+        if n > 0 {
+            let previous = by_left[n - 1];
+            if keyed[i].1 - keyed[previous].1 > 0.2 * widths[previous] {
+                band += 1;
+            }
+        }
+        keyed[i].0 = band;
+    }
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    order.sort_by(|&a, &b| {
+        keyed[a]
+            .0
+            .cmp(&keyed[b].0)
+            .then(keyed[a].2.total_cmp(&keyed[b].2))
+    });
+    let sorted: Vec<TableBlock> = order.iter().map(|&i| blocks[i].clone()).collect();
+    blocks.clone_from_slice(&sorted);
+}
