@@ -60,6 +60,25 @@ impl Mask {
 
 /// Ink: pixels clearly darker than the mean of the `(2 radius + 1)²` box around them.
 pub fn ink_mask(image: &GrayImage, radius: u32) -> Mask {
+    dark_mask(image, radius, (0, 0), 0.86, 12.0)
+}
+
+/// Faint rulings: pixels whose short stretch along a line (`probe` = half lengths along x
+/// and y, e.g. `(4, 0)` for horizontal lines) is darker than the neighbourhood. Averaging
+/// along the line lifts a faint, blurred or noisy ruling above the noise.
+pub fn line_ink_mask(image: &GrayImage, radius: u32, probe: (u32, u32)) -> Mask {
+    dark_mask(image, radius, probe, 0.95, 6.0)
+}
+
+/// Pixels where the mean of the `probe` box is below `ratio` times the mean of the
+/// `radius` box and at least `min_difference` darker.
+fn dark_mask(
+    image: &GrayImage,
+    radius: u32,
+    probe: (u32, u32),
+    ratio: f32,
+    min_difference: f32,
+) -> Mask {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let raw = image.as_raw();
     // Integral image with a zero row and column in front.
@@ -71,21 +90,35 @@ pub fn ink_mask(image: &GrayImage, radius: u32) -> Mask {
             integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + row_sum;
         }
     }
+    let mean = |x: usize, y: usize, rx: i64, ry: i64| {
+        let (x0, x1) = (
+            (x as i64 - rx).max(0) as usize,
+            (x as i64 + rx + 1).min(w as i64) as usize,
+        );
+        let (y0, y1) = (
+            (y as i64 - ry).max(0) as usize,
+            (y as i64 + ry + 1).min(h as i64) as usize,
+        );
+        let sum = integral[y1 * (w + 1) + x1] + integral[y0 * (w + 1) + x0]
+            - integral[y0 * (w + 1) + x1]
+            - integral[y1 * (w + 1) + x0];
+        sum as f32 / ((x1 - x0) * (y1 - y0)) as f32
+    };
     let r = radius as i64;
+    let (px, py) = (probe.0 as i64, probe.1 as i64);
     let mut mask = Mask::new(w, h);
     mask.bits
         .par_chunks_mut(w)
         .enumerate()
         .for_each(|(y, row)| {
-            let (y0, y1) = ((y as i64 - r).max(0) as usize, (y as i64 + r + 1).min(h as i64) as usize);
             for (x, bit) in row.iter_mut().enumerate() {
-                let (x0, x1) = ((x as i64 - r).max(0) as usize, (x as i64 + r + 1).min(w as i64) as usize);
-                let sum = integral[y1 * (w + 1) + x1] + integral[y0 * (w + 1) + x0]
-                    - integral[y0 * (w + 1) + x1]
-                    - integral[y1 * (w + 1) + x0];
-                let mean = sum as f32 / ((x1 - x0) * (y1 - y0)) as f32;
-                let v = raw[y * w + x] as f32;
-                *bit = v < mean * 0.86 && mean - v > 12.0;
+                let around = mean(x, y, r, r);
+                let here = if px == 0 && py == 0 {
+                    raw[y * w + x] as f32
+                } else {
+                    mean(x, y, px, py)
+                };
+                *bit = here < around * ratio && around - here > min_difference;
             }
         });
     mask
@@ -136,122 +169,208 @@ pub fn horizontal_runs(ink: &Mask, min_run: usize, max_gap: usize) -> Mask {
 /// Ruling lines found in a run mask, as horizontal lines (`y` of `x`); for vertical lines,
 /// pass the transposed mask and read the result as `x` of `y`.
 ///
-/// `min_length`: shortest drawn stretch kept; `max_gap`: longest break bridged within a line.
+/// Each connected piece of the mask is fitted with a straight line (strokes of handwriting
+/// touching a ruling are trimmed away as outliers), so every ruling keeps its own tilt, as
+/// the rulings of a photographed sheet converge. Pieces on one line (a ruling broken by
+/// faint print) are joined. `min_length`: shortest drawn stretch kept; `max_gap`: longest
+/// break bridged within a line.
 pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
-    let (w, h) = (runs.width, runs.height);
-    let mut points: Vec<(u16, u16)> = Vec::new();
-    for y in 0..h {
-        for x in 0..w {
-            if runs.bits[y * w + x] {
-                points.push((x as u16, y as u16));
+    let pieces = connected_runs(runs);
+    // Each piece: its points and a trimmed straight fit.
+    let mut fitted: Vec<(f32, f32, Vec<(f32, f32)>)> = Vec::new();
+    for piece in pieces {
+        let (x0, x1) = piece
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), r| (lo.min(r.x0), hi.max(r.x1)));
+        if ((x1 - x0 + 1) as f32) < min_length * 0.25 {
+            continue;
+        }
+        let points: Vec<(f32, f32)> = piece
+            .iter()
+            .flat_map(|r| (r.x0..=r.x1).map(move |x| (x as f32, r.y as f32)))
+            .collect();
+        if let Some((intercept, slope, close)) = trimmed_fit(points) {
+            fitted.push((intercept, slope, close));
+        }
+    }
+    // Join pieces that lie on one line: close where they would meet, and of similar tilt.
+    let centre = runs.width as f32 / 2.0;
+    fitted.sort_by(|a, b| (a.0 + a.1 * centre).total_cmp(&(b.0 + b.1 * centre)));
+    let mut groups: Vec<Vec<(f32, f32)>> = Vec::new();
+    let mut group_fit: Vec<(f32, f32)> = Vec::new();
+    for (intercept, slope, points) in fitted {
+        let (px0, px1) = points
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
+        let joins = group_fit.iter().rposition(|&(gi, gs)| {
+            let at = |x: f32| (gi + gs * x) - (intercept + slope * x);
+            at(px0).abs() <= 2.5 && at(px1).abs() <= 2.5 && (gs - slope).abs() < 0.02
+        });
+        match joins {
+            Some(g) => {
+                groups[g].extend(points);
+                if let Some((i, sl, _)) = trimmed_fit(std::mem::take(&mut groups[g])).map(|f| {
+                    groups[g] = f.2.clone();
+                    f
+                }) {
+                    group_fit[g] = (i, sl);
+                }
+            }
+            None => {
+                groups.push(points);
+                group_fit.push((intercept, slope));
             }
         }
     }
-    if points.len() < 16 {
-        return Vec::new();
-    }
-    let slope = dominant_slope(&points, w, h);
-    // Bins of y - slope x, shifted to stay non-negative.
-    let shift = (slope.abs() * w as f32).ceil() as i64 + 2;
-    let bins = h + 2 * shift as usize + 2;
-    let bin_of = |x: u16, y: u16| (y as f32 - slope * x as f32).round() as i64 + shift;
-    let mut by_bin: Vec<Vec<u32>> = vec![Vec::new(); bins];
-    for (i, &(x, y)) in points.iter().enumerate() {
-        let b = bin_of(x, y);
-        if (0..bins as i64).contains(&b) {
-            by_bin[b as usize].push(i as u32);
-        }
-    }
-    let counts: Vec<f32> = (0..bins)
-        .map(|b| {
-            let c = |i: i64| {
-                if (0..bins as i64).contains(&i) {
-                    by_bin[i as usize].len() as f32
-                } else {
-                    0.0
-                }
-            };
-            c(b as i64 - 1) * 0.5 + c(b as i64) + c(b as i64 + 1) * 0.5
-        })
-        .collect();
-    let min_support = min_length * 0.6;
     let mut lines = Vec::new();
-    for b in 0..bins {
-        let c = counts[b];
-        if c < min_support {
-            continue;
-        }
-        let lo = b.saturating_sub(3);
-        let hi = (b + 3).min(bins - 1);
-        // A plateau counts once: its first bin.
-        if (lo..=hi).any(|o| counts[o] > c || (o < b && counts[o] == c)) {
-            continue;
-        }
-        let gather = |range: std::ops::RangeInclusive<usize>| -> Vec<(f32, f32)> {
-            range
-                .flat_map(|o| by_bin[o].iter())
-                .map(|&i| {
-                    let (x, y) = points[i as usize];
-                    (x as f32, y as f32)
-                })
-                .collect()
-        };
-        let near = gather(b.saturating_sub(2)..=(b + 2).min(bins - 1));
-        let Some((mut intercept, mut line_slope)) = fit_line(&near) else {
-            continue;
-        };
-        // Refit from a wider band, keeping the points close to the first fit: a line whose
-        // own tilt differs from the page's leaves the narrow band at its ends.
-        let wide = gather(b.saturating_sub(8)..=(b + 8).min(bins - 1));
-        let close: Vec<(f32, f32)> = wide
-            .iter()
-            .copied()
-            .filter(|&(x, y)| (y - intercept - line_slope * x).abs() <= 2.0)
-            .collect();
-        if let Some(refit) = fit_line(&close) {
-            (intercept, line_slope) = refit;
-        }
-        let mut xs: Vec<f32> = close.iter().map(|p| p.0).collect();
+    for (points, &(intercept, slope)) in groups.iter().zip(&group_fit) {
+        let mut xs: Vec<f32> = points.iter().map(|p| p.0).collect();
         xs.sort_by(f32::total_cmp);
-        let mut start = match xs.first() {
-            Some(&x) => x,
-            None => continue,
-        };
-        let mut previous = start;
-        let mut covered = 0.0;
-        let mut segment_start_covered = 0.0;
-        let flush = |from: f32, to: f32, drawn: f32, lines: &mut Vec<HLine>| {
-            // Most of a ruling line is drawn; a string of letters that happens to align is not.
-            if to - from >= min_length && drawn >= 0.5 * (to - from) {
+        xs.dedup();
+        let Some(&first) = xs.first() else { continue };
+        let (mut start, mut previous, mut drawn) = (first, first, 0.0f32);
+        let mut flush = |from: f32, to: f32, drawn: f32| {
+            // Most of a ruling is drawn; a string of letters that happens to align is not.
+            if to - from >= min_length && drawn >= 0.7 * (to - from) {
                 lines.push(HLine {
                     intercept,
-                    slope: line_slope,
+                    slope,
                     x0: from,
                     x1: to + 1.0,
                 });
             }
         };
-        let mut last_x = f32::NAN;
         for &x in &xs {
             if x - previous > max_gap {
-                flush(start, previous, covered - segment_start_covered, &mut lines);
+                flush(start, previous, drawn);
                 start = x;
-                segment_start_covered = covered;
+                drawn = 0.0;
             }
-            if x != last_x {
-                covered += 1.0;
-                last_x = x;
-            }
+            drawn += 1.0;
             previous = x;
         }
-        flush(start, previous, covered - segment_start_covered, &mut lines);
+        flush(start, previous, drawn);
     }
     lines.sort_by(|a, b| a.intercept.total_cmp(&b.intercept));
     lines
 }
 
-/// The tilt (dy/dx) that makes the run pixels' rows most concentrated.
-fn dominant_slope(points: &[(u16, u16)], w: usize, h: usize) -> f32 {
+/// A straight fit that drops the points far from it (handwriting touching a ruling), with
+/// the points kept; `None` when too little is left or the piece is not thin.
+fn trimmed_fit(points: Vec<(f32, f32)>) -> Option<(f32, f32, Vec<(f32, f32)>)> {
+    let (mut intercept, mut slope) = fit_line(&points)?;
+    let mut kept = points;
+    for tolerance in [4.0, 2.0, 1.5] {
+        let close: Vec<(f32, f32)> = kept
+            .iter()
+            .copied()
+            .filter(|&(x, y)| (y - intercept - slope * x).abs() <= tolerance)
+            .collect();
+        if close.len() < 8 {
+            return None;
+        }
+        (intercept, slope) = fit_line(&close)?;
+        kept = close;
+    }
+    Some((intercept, slope, kept))
+}
+
+/// A horizontal run of set pixels.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    y: u32,
+    x0: u32,
+    x1: u32,
+}
+
+/// The mask's runs grouped into 8-connected pieces.
+fn connected_runs(mask: &Mask) -> Vec<Vec<Run>> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut row_start = vec![0usize; mask.height + 1];
+    for y in 0..mask.height {
+        row_start[y] = runs.len();
+        let row = &mask.bits[y * mask.width..(y + 1) * mask.width];
+        let mut x = 0;
+        while x < row.len() {
+            if row[x] {
+                let start = x;
+                while x < row.len() && row[x] {
+                    x += 1;
+                }
+                runs.push(Run {
+                    y: y as u32,
+                    x0: start as u32,
+                    x1: (x - 1) as u32,
+                });
+            } else {
+                x += 1;
+            }
+        }
+    }
+    row_start[mask.height] = runs.len();
+    let mut parent: Vec<usize> = (0..runs.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for y in 1..mask.height {
+        let (above, here) = (row_start[y - 1]..row_start[y], row_start[y]..row_start[y + 1]);
+        let mut j = above.start;
+        for i in here {
+            let run = runs[i];
+            while j < above.end && runs[j].x1 + 1 < run.x0 {
+                j += 1;
+            }
+            let mut k = j;
+            while k < above.end && runs[k].x0 <= run.x1 + 1 {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, k));
+                if a != b {
+                    parent[a] = b;
+                }
+                k += 1;
+            }
+        }
+    }
+    let mut index_of_root = vec![usize::MAX; runs.len()];
+    let mut pieces: Vec<Vec<Run>> = Vec::new();
+    for i in 0..runs.len() {
+        let r = root(&mut parent, i);
+        if index_of_root[r] == usize::MAX {
+            index_of_root[r] = pieces.len();
+            pieces.push(Vec::new());
+        }
+        pieces[index_of_root[r]].push(runs[i]);
+    }
+    pieces
+}
+
+/// The tilt of a page's horizontal rulings (dy/dx) and of its vertical ones (dx/dy), from all
+/// its ink: the rulings are the longest straight strokes, so projecting the ink along the
+/// right tilt concentrates it most. Tilts up to `max_slope` (0.2 is about 11 degrees).
+pub fn ink_tilts(ink: &Mask, max_slope: f32) -> (f32, f32) {
+    let (w, h) = (ink.width, ink.height);
+    let mut points = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            if ink.bits[y * w + x] {
+                points.push((x as u16, y as u16));
+            }
+        }
+    }
+    if points.len() < 16 {
+        return (0.0, 0.0);
+    }
+    let horizontal = dominant_slope(&points, w, h, max_slope);
+    let swapped: Vec<(u16, u16)> = points.iter().map(|&(x, y)| (y, x)).collect();
+    let vertical = dominant_slope(&swapped, h, w, max_slope);
+    (horizontal, vertical)
+}
+
+/// The tilt (dy/dx) within `max_slope` that makes the points' rows most concentrated.
+fn dominant_slope(points: &[(u16, u16)], w: usize, h: usize, max_slope: f32) -> f32 {
     let step = (points.len() / 60_000).max(1);
     let sample: Vec<(u16, u16)> = points.iter().step_by(step).copied().collect();
     let score = |slope: f32| -> f64 {
@@ -265,7 +384,8 @@ fn dominant_slope(points: &[(u16, u16)], w: usize, h: usize) -> f32 {
         }
         hist.iter().map(|&c| (c as f64) * (c as f64)).sum()
     };
-    let coarse: Vec<f32> = (-32..=32).map(|i| i as f32 * 0.0025).collect();
+    let coarse_step = max_slope / 32.0;
+    let coarse: Vec<f32> = (-32..=32).map(|i| i as f32 * coarse_step).collect();
     let best = coarse
         .par_iter()
         .map(|&s| (s, score(s)))
@@ -273,7 +393,7 @@ fn dominant_slope(points: &[(u16, u16)], w: usize, h: usize) -> f32 {
         .map(|(s, _)| s)
         .unwrap_or(0.0);
     (-5..=5)
-        .map(|i| best + i as f32 * 0.0005)
+        .map(|i| best + i as f32 * coarse_step / 5.0)
         .map(|s| (s, score(s)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(s, _)| s)

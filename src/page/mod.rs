@@ -26,7 +26,7 @@ pub use load::{Sheet, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE};
 
 use crate::synth::layout::Layout;
 use geometry::bounding_box;
-use lines::{fit_rulings, fit_vertical_rulings, horizontal_runs, ink_mask};
+use lines::{fit_rulings, fit_vertical_rulings, horizontal_runs, ink_mask, line_ink_mask};
 
 /// The width, in pixels, the page is flattened to before its lines are looked for: about
 /// 5.7 px per mm on A4, enough for lines a quarter of a millimetre thick.
@@ -120,6 +120,95 @@ const INK_SHARE: f32 = 0.012;
 /// where the ruling lines and a neighbour's strokes lie.
 const INK_MARGIN: (f32, f32) = (0.06, 0.16);
 
+/// The blocks of moves in a flattened view, and its ink.
+fn detect(
+    flat: &paper::Flat,
+    expected_rows: Option<&[u32]>,
+    debug: bool,
+) -> Result<(Vec<table::TableBlock>, lines::Mask), table::NoTable> {
+    let (fw, fh) = (flat.image.width() as usize, flat.image.height() as usize);
+    let ink = ink_mask(&flat.image, 12);
+    let min_run = fw / 40;
+    let horizontal_pixels = horizontal_runs(&line_ink_mask(&flat.image, 12, (4, 0)), min_run, 3);
+    let vertical_pixels =
+        horizontal_runs(&line_ink_mask(&flat.image, 12, (0, 4)).transposed(), min_run, 3);
+    let min_line = fw as f32 * 0.06;
+    let max_gap = fw as f32 * 0.02;
+    let horizontals = fit_rulings(&horizontal_pixels, min_line, max_gap);
+    let verticals = fit_vertical_rulings(&vertical_pixels, min_line, max_gap);
+    if debug {
+        let vertical = vertical_pixels.transposed();
+        let picture = image::GrayImage::from_fn(fw as u32, fh as u32, |x, y| {
+            let i = y as usize * fw + x as usize;
+            let line = horizontal_pixels.bits[i] || vertical.bits[i];
+            image::Luma([if line { 0 } else if ink.bits[i] { 150 } else { 255 }])
+        });
+        let _ = picture.save("/tmp/debug-lines.png");
+        eprintln!("{} horizontals, {} verticals", horizontals.len(), verticals.len());
+    }
+    let blocks = table::find_blocks(&horizontals, &verticals, &ink, expected_rows)?;
+    Ok((blocks, ink))
+}
+
+/// Whether the rulings of the blocks still converge or tilt enough to be worth a second view.
+fn converging(blocks: &[table::TableBlock]) -> bool {
+    let tilted = |slope: f32| slope.abs() > 0.0015;
+    blocks.iter().any(|b| {
+        b.rows.iter().any(|h| tilted(h.slope)) || b.move_columns.iter().any(|v| tilted(v.slope))
+    })
+}
+
+/// The source quadrilateral of a view in which the blocks' outline is an upright rectangle
+/// with a margin around it.
+fn table_view(flat: &paper::Flat, blocks: &[table::TableBlock]) -> Option<Quad> {
+    let mut corners: Vec<Point> = Vec::new();
+    for block in blocks {
+        let left = block.number_column.map_or(block.move_columns[0], |n| n[0]);
+        let right = block.move_columns[2];
+        let top = block.cell(0, &left, &right);
+        let bottom = block.cell(block.row_count() - 1, &left, &right);
+        corners.extend([top[0], top[1], bottom[2], bottom[3]]);
+    }
+    let pick = |score: &dyn Fn(Point) -> f32| {
+        corners
+            .iter()
+            .copied()
+            .max_by(|a, b| score(*a).total_cmp(&score(*b)))
+    };
+    let outline: Quad = [
+        pick(&|[x, y]| -x - y)?,
+        pick(&|[x, y]| x - y)?,
+        pick(&|[x, y]| x + y)?,
+        pick(&|[x, y]| y - x)?,
+    ];
+    let side = |a: Point, b: Point| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+    let across = (side(outline[0], outline[1]) + side(outline[3], outline[2])) / 2.0;
+    let down = (side(outline[0], outline[3]) + side(outline[1], outline[2])) / 2.0;
+    if across < 50.0 || down < 50.0 {
+        return None;
+    }
+    // The table fills the middle 80% of the new view's width; the margins keep what is
+    // around it (header, a ruling the first view cut short).
+    let (table_w, table_h) = (0.8, 0.8 * down / across);
+    let (margin_x, margin_y) = (0.1, 0.1);
+    let view_h = table_h + 2.0 * margin_y;
+    let to_flat = imageproc::geometric_transformations::Projection::from_control_points(
+        [
+            (margin_x, margin_y),
+            (margin_x + table_w, margin_y),
+            (margin_x + table_w, margin_y + table_h),
+            (margin_x, margin_y + table_h),
+        ],
+        outline.map(|[x, y]| (x, y)),
+    )?;
+    let view = [(0.0, 0.0), (1.0, 0.0), (1.0, view_h), (0.0, view_h)];
+    Some(view.map(|corner| {
+        let (u, v) = to_flat * corner;
+        let (x, y) = flat.to_source * (u, v);
+        [x, y]
+    }))
+}
+
 /// Finds the move cells of a scoresheet.
 ///
 /// Errors name the sheet and say why no table of moves was found (a photo of something
@@ -133,35 +222,57 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
             format!("a {width} x {height} image is too small to show a scoresheet's lines"),
         ));
     }
+    let debug = std::env::var_os("SCORESHEET_DEBUG").is_some();
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| {
+        if debug {
+            eprintln!("{what}: {:.1} ms", clock.elapsed().as_secs_f64() * 1000.0);
+        }
+    };
     let paper = paper::find_paper(&grey);
-    let flat = paper::flatten(&grey, &paper.quad, FLAT_WIDTH)
-        .ok_or_else(|| PageError::new(&sheet.name, "the sheet found in the photo is degenerate"))?;
-    let (fw, fh) = (flat.image.width() as usize, flat.image.height() as usize);
-    let ink = ink_mask(&flat.image, 12);
-    let min_run = fw / 40;
-    let horizontal_pixels = horizontal_runs(&ink, min_run, 2);
-    let vertical_pixels = horizontal_runs(&ink.transposed(), min_run, 2);
-    let min_line = fw as f32 * 0.06;
-    let max_gap = fw as f32 * 0.025;
-    let horizontals = fit_rulings(&horizontal_pixels, min_line, max_gap);
-    let verticals = fit_vertical_rulings(&vertical_pixels, min_line, max_gap);
-    let mut line_pixels = vertical_pixels.transposed();
-    for (bit, h) in line_pixels.bits.iter_mut().zip(&horizontal_pixels.bits) {
-        *bit |= *h;
+    lap("paper");
+    let degenerate = || PageError::new(&sheet.name, "the sheet found in the photo is degenerate");
+    let mut flat = paper::flatten(&grey, &paper.quad, FLAT_WIDTH).ok_or_else(degenerate)?;
+    lap("flatten");
+    // The sheet's outline leaves some tilt (a scan is not flattened at all, and a photo's
+    // outline may be hidden in shadow): measure it on the ink and flatten once more.
+    let (row_tilt, column_tilt) = lines::ink_tilts(&ink_mask(&flat.image, 12), 0.2);
+    lap("tilts");
+    if row_tilt.abs() > 0.004 || column_tilt.abs() > 0.004 {
+        let quad = paper::untilted_quad(&flat, row_tilt, column_tilt);
+        flat = paper::flatten(&grey, &quad, FLAT_WIDTH).ok_or_else(degenerate)?;
     }
-    debug_assert_eq!((line_pixels.width, line_pixels.height), (fw, fh));
+    if debug {
+        eprintln!("paper {:?} fills {} tilts {row_tilt} {column_tilt}", paper.quad, paper.fills_image);
+        let _ = flat.image.save("/tmp/debug-flat.png");
+    }
     let expected: Option<Vec<u32>> = options
         .layout
         .as_ref()
         .map(|l| l.blocks.iter().map(|b| b.rows).collect());
-    let blocks = table::find_blocks(
-        &horizontals,
-        &verticals,
-        &ink,
-        &line_pixels,
-        expected.as_deref(),
-    )
-    .map_err(|e| PageError::new(&sheet.name, format!("not a scoresheet, or its grid cannot be seen: {}", e.0)))?;
+    let mut found = detect(&flat, expected.as_deref(), debug);
+    lap("detect");
+    // A photo leaves the rulings converging: flatten once more so that the table itself,
+    // not the sheet's outline, becomes a rectangle, and look again.
+    if let Ok((blocks, _)) = &found {
+        if converging(blocks) {
+            if let Some(quad) = table_view(&flat, blocks) {
+                if let Some(table_flat) = paper::flatten(&grey, &quad, FLAT_WIDTH) {
+                    if let Ok(again) = detect(&table_flat, expected.as_deref(), debug) {
+                        found = Ok(again);
+                        flat = table_flat;
+                    }
+                }
+            }
+            lap("second view");
+        }
+    }
+    let (blocks, ink) = found.map_err(|e| {
+        PageError::new(
+            &sheet.name,
+            format!("not a scoresheet, or its grid cannot be seen: {}", e.0),
+        )
+    })?;
 
     let to_image = |quad: Quad| -> Quad { quad.map(|[x, y]| { let (u, v) = flat.to_source * (x, y); [u, v] }) };
     let mut cells = Vec::new();
@@ -175,7 +286,7 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
                 (Side::Black, &between, &black_right),
             ] {
                 let flat_quad = block.cell(row, left, right);
-                let share = table::ink_share(&flat_quad, &ink, &line_pixels, INK_MARGIN);
+                let share = table::ink_share(&flat_quad, &ink, INK_MARGIN);
                 let quad = to_image(flat_quad);
                 cells.push(Cell {
                     ply: 2 * move_number - u32::from(side == Side::White),

@@ -113,11 +113,43 @@ pub fn find_paper(grey: &GrayImage) -> Paper {
     let Some(corners) = fit_quad(&outline) else {
         return whole;
     };
+    if !plausible_sheet(&corners, (tw * th) as f32) {
+        return whole;
+    }
     let quad = corners.map(|[x, y]| [x / scale, y / scale]);
     Paper {
         quad,
         fills_image: false,
     }
+}
+
+/// Whether a quadrilateral can be a sheet of paper seen by a camera: convex, corners near
+/// right angles, opposite sides of similar length, and a fair part of the picture. Anything
+/// else is a shadow or the desk, and the whole image is searched instead.
+fn plausible_sheet(quad: &Quad, image_area: f32) -> bool {
+    let area = super::geometry::polygon_area(quad);
+    if area < 0.2 * image_area {
+        return false;
+    }
+    let side = |i: usize| {
+        let (a, b) = (quad[i], quad[(i + 1) % 4]);
+        [b[0] - a[0], b[1] - a[1]]
+    };
+    let length = |v: [f32; 2]| (v[0] * v[0] + v[1] * v[1]).sqrt();
+    for i in 0..4 {
+        let (p, q) = (side(i), side((i + 1) % 4));
+        let (lp, lq) = (length(p), length(q));
+        if lp < 1.0 || lq < 1.0 {
+            return false;
+        }
+        // Turning the same way at every corner, by 90 degrees give or take 25.
+        let cross = (p[0] * q[1] - p[1] * q[0]) / (lp * lq);
+        if cross < 0.9 {
+            return false;
+        }
+    }
+    let ratio = |a: f32, b: f32| a.max(b) / a.min(b).max(1e-3);
+    ratio(length(side(0)), length(side(2))) < 1.5 && ratio(length(side(1)), length(side(3))) < 1.5
 }
 
 /// Four sides fitted to an outline: corners first from the extreme points along the diagonals,
@@ -260,6 +292,30 @@ pub fn flatten(grey: &GrayImage, quad: &Quad, width: u32) -> Option<Flat> {
             }
         });
     Some(Flat { image, to_source })
+}
+
+/// The source quadrilateral that, flattened, straightens rulings that lie tilted in `flat`:
+/// rows rising `row_tilt` pixels per pixel across, columns leaning `column_tilt` per pixel
+/// down. The new view holds all of the old one.
+pub fn untilted_quad(flat: &Flat, row_tilt: f32, column_tilt: f32) -> Quad {
+    // (u', v') = (u - column_tilt v, v - row_tilt u) makes both families axis-aligned.
+    let (a, b) = (row_tilt, column_tilt);
+    let forward = |u: f32, v: f32| (u - b * v, v - a * u);
+    let determinant = 1.0 - a * b;
+    let back = |p: f32, q: f32| ((p + b * q) / determinant, (q + a * p) / determinant);
+    let (w, h) = (flat.image.width() as f32, flat.image.height() as f32);
+    let corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)].map(|(u, v)| forward(u, v));
+    let (p0, p1) = corners
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), c| (lo.min(c.0), hi.max(c.0)));
+    let (q0, q1) = corners
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), c| (lo.min(c.1), hi.max(c.1)));
+    [(p0, q0), (p1, q0), (p1, q1), (p0, q1)].map(|(p, q)| {
+        let (u, v) = back(p, q);
+        let (x, y) = flat.to_source * (u, v);
+        [x, y]
+    })
 }
 
 #[cfg(test)]

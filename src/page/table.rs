@@ -68,14 +68,12 @@ struct Column {
 
 /// Finds the blocks of moves among the rulings of a flattened page.
 ///
-/// `ink` and `line_pixels` (the rulings' own pixels) tell printed numbers and handwriting
-/// from the lines. `expected_rows`, from a layout file, is the number of move rows of each
+/// `ink` shows where printed numbers and handwriting are. `expected_rows`, from a layout file, is the number of move rows of each
 /// block in reading order, when known.
 pub fn find_blocks(
     horizontals: &[HLine],
     verticals: &[VLine],
     ink: &Mask,
-    line_pixels: &Mask,
     expected_rows: Option<&[u32]>,
 ) -> Result<Vec<TableBlock>, NoTable> {
     let height = ink.height as f32;
@@ -97,8 +95,13 @@ pub fn find_blocks(
     for i in 0..long.len() {
         let left = &long[i];
         // The nearest long ruling to the right that runs beside this one.
+        // Both must run along most of the longer one: a stack of handwritten strokes that
+        // happens to align is shorter than the rulings around it.
         let partner = (i + 1..long.len())
-            .filter(|&j| overlap(left, &long[j]) >= min_vertical)
+            .filter(|&j| {
+                let longer = (left.y1 - left.y0).max(long[j].y1 - long[j].y0);
+                overlap(left, &long[j]) >= min_vertical.max(0.6 * longer)
+            })
             .find(|&j| {
                 let y = (left.y0.max(long[j].y0) + left.y1.min(long[j].y1)) / 2.0;
                 long[j].x_at(y) - left.x_at(y) > 6.0
@@ -117,6 +120,14 @@ pub fn find_blocks(
         )));
     }
 
+    if std::env::var_os("SCORESHEET_DEBUG").is_some() {
+        for c in &columns {
+            eprintln!(
+                "column {}-{} width {:.0} rows {} from {:.0} to {:.0}",
+                c.left, c.right, c.width, c.run.len(), c.run[0].intercept, c.run[c.run.len() - 1].intercept
+            );
+        }
+    }
     // Tables: chains of columns that share a ruling and whose rows overlap.
     columns.sort_by(|a, b| mid_x(&long[a.left]).total_cmp(&mid_x(&long[b.left])));
     let mut tables: Vec<Vec<usize>> = Vec::new();
@@ -173,7 +184,7 @@ pub fn find_blocks(
         }
     }
     for block in &mut blocks {
-        drop_title_rows(block, ink, line_pixels);
+        drop_title_rows(block, ink);
     }
     blocks.retain(|b| b.row_count() >= 4);
     if blocks.is_empty() {
@@ -251,45 +262,39 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
     if spacing < 6.0 {
         return None;
     }
-    // Each gap as a whole number of rows, or None where it fits no row count.
-    let steps: Vec<Option<usize>> = ys
-        .windows(2)
-        .map(|w| {
-            let gap = w[1] - w[0];
-            let k = (gap / spacing).round();
-            (k >= 1.0 && k <= 3.0 && (gap - k * spacing).abs() <= 0.15 * spacing * k.sqrt())
-                .then_some(k as usize)
-        })
-        .collect();
-    let (mut best, mut best_rows) = ((0, 0), 0);
-    let mut start = 0;
-    while start < steps.len() {
-        if steps[start].is_none() {
-            start += 1;
-            continue;
-        }
-        let mut end = start;
+    // A gap as a whole number of rows, or None where it fits no row count.
+    let rows_between = |a: usize, b: usize| -> Option<usize> {
+        let gap = ys[b] - ys[a];
+        let k = (gap / spacing).round();
+        (k >= 1.0 && k <= 3.0 && (gap - k * spacing).abs() <= 0.15 * spacing * k.sqrt())
+            .then_some(k as usize)
+    };
+    // The longest chain of rulings spaced by whole rows; a stray stroke between two rulings
+    // (a long crossing-out) is stepped over.
+    let (mut best, mut best_rows): (Vec<(usize, usize)>, usize) = (Vec::new(), 0);
+    for start in 0..ys.len() {
+        let mut chain = vec![(start, 0)];
         let mut rows = 0;
-        while end < steps.len() {
-            match steps[end] {
-                Some(k) => rows += k,
-                None => break,
-            }
-            end += 1;
+        let mut at = start;
+        while let Some((next, k)) = (at + 1..(at + 3).min(ys.len()))
+            .find_map(|next| rows_between(at, next).map(|k| (next, k)))
+        {
+            chain.push((next, k));
+            rows += k;
+            at = next;
         }
         if rows > best_rows {
             best_rows = rows;
-            best = (start, end);
+            best = chain;
         }
-        start = end + 1;
     }
     if best_rows < 4 {
         return None;
     }
-    let mut run = vec![crossing_rows[best.0].1];
-    for i in best.0..best.1 {
-        let k = steps[i].unwrap_or(1);
-        let (a, b) = (&crossing_rows[i].1, &crossing_rows[i + 1].1);
+    let mut run = vec![crossing_rows[best[0].0].1];
+    for pair in best.windows(2) {
+        let ((from, _), (to, k)) = (pair[0], pair[1]);
+        let (a, b) = (&crossing_rows[from].1, &crossing_rows[to].1);
         for step in 1..k {
             run.push(HLine::between(a, b, step as f32 / k as f32));
         }
@@ -304,7 +309,7 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
 }
 
 /// Ink in a cell's inner part, ruling pixels left out, as a share of that area.
-pub fn ink_share(quad: &Quad, ink: &Mask, line_pixels: &Mask, margin: (f32, f32)) -> f32 {
+pub fn ink_share(quad: &Quad, ink: &Mask, margin: (f32, f32)) -> f32 {
     let x0 = quad[0][0].max(quad[3][0]);
     let x1 = quad[1][0].min(quad[2][0]);
     let y0 = quad[0][1].max(quad[1][1]);
@@ -316,18 +321,18 @@ pub fn ink_share(quad: &Quad, ink: &Mask, line_pixels: &Mask, margin: (f32, f32)
     let (ix0, ix1) = ((x0 + margin.0 * w) as i64, (x1 - margin.0 * w) as i64);
     let (iy0, iy1) = ((y0 + margin.1 * h) as i64, (y1 - margin.1 * h) as i64);
     let area = ((ix1 - ix0).max(1) * (iy1 - iy0).max(1)) as f32;
-    let written = ink.count(ix0, iy0, ix1, iy1) as f32 - line_pixels.count(ix0, iy0, ix1, iy1) as f32;
-    written.max(0.0) / area
+    // The margins keep the rulings out; only what lies inside counts.
+    ink.count(ix0, iy0, ix1, iy1) as f32 / area
 }
 
 /// Leading rows whose number cell is blank while most below carry a printed number are the
 /// column titles, not moves.
-fn drop_title_rows(block: &mut TableBlock, ink: &Mask, line_pixels: &Mask) {
+fn drop_title_rows(block: &mut TableBlock, ink: &Mask) {
     let Some([left, right]) = block.number_column else {
         return;
     };
     let numbered: Vec<bool> = (0..block.row_count())
-        .map(|row| ink_share(&block.cell(row, &left, &right), ink, line_pixels, (0.12, 0.15)) > 0.02)
+        .map(|row| ink_share(&block.cell(row, &left, &right), ink, (0.12, 0.15)) > 0.02)
         .collect();
     let share = numbered.iter().filter(|n| **n).count() as f32 / numbered.len().max(1) as f32;
     if share < 0.6 {
