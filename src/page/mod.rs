@@ -158,8 +158,7 @@ fn converging(blocks: &[table::TableBlock]) -> bool {
     })
 }
 
-/// The source quadrilateral of a view in which the blocks' outline is an upright rectangle
-/// with a margin around it.
+/// The source quadrilateral of a view in which the blocks' outline is an upright rectangle.
 fn table_view(flat: &paper::Flat, blocks: &[table::TableBlock]) -> Option<Quad> {
     let mut corners: Vec<Point> = Vec::new();
     for block in blocks {
@@ -187,21 +186,25 @@ fn table_view(flat: &paper::Flat, blocks: &[table::TableBlock]) -> Option<Quad> 
     if across < 50.0 || down < 50.0 {
         return None;
     }
-    // The table fills the middle 80% of the new view's width; the margins keep what is
-    // around it (header, a ruling the first view cut short).
-    let (table_w, table_h) = (0.8, 0.8 * down / across);
-    let (margin_x, margin_y) = (0.1, 0.1);
-    let view_h = table_h + 2.0 * margin_y;
-    let to_flat = imageproc::geometric_transformations::Projection::from_control_points(
-        [
-            (margin_x, margin_y),
-            (margin_x + table_w, margin_y),
-            (margin_x + table_w, margin_y + table_h),
-            (margin_x, margin_y + table_h),
-        ],
+    // The sheet is flat, so the map that makes the blocks found a rectangle straightens the
+    // whole sheet: the new view holds all of the old one (blocks the first view missed too).
+    let to_upright = imageproc::geometric_transformations::Projection::from_control_points(
         outline.map(|[x, y]| (x, y)),
+        [(0.0, 0.0), (across, 0.0), (across, down), (0.0, down)],
     )?;
-    let view = [(0.0, 0.0), (1.0, 0.0), (1.0, view_h), (0.0, view_h)];
+    let (w, h) = (flat.image.width() as f32, flat.image.height() as f32);
+    let corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)].map(|c| to_upright * c);
+    let (x0, x1) = corners
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), c| (lo.min(c.0), hi.max(c.0)));
+    let (y0, y1) = corners
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), c| (lo.min(c.1), hi.max(c.1)));
+    if !(x1 - x0 < 4.0 * w && y1 - y0 < 4.0 * h) {
+        return None;
+    }
+    let to_flat = to_upright.invert();
+    let view = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
     Some(view.map(|corner| {
         let (u, v) = to_flat * corner;
         let (x, y) = flat.to_source * (u, v);
