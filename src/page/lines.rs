@@ -258,9 +258,23 @@ pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
 /// A straight fit that drops the points far from it (handwriting touching a ruling), with
 /// the points kept; `None` when too little is left or the piece is not thin.
 fn trimmed_fit(points: Vec<(f32, f32)>) -> Option<(f32, f32, Vec<(f32, f32)>)> {
-    let (mut intercept, mut slope) = fit_line(&points)?;
+    // First through the median height of each column of points: a blob of handwriting
+    // attached to a stretch of the ruling pulls a mean, not a median.
+    let mut by_x = points.clone();
+    by_x.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut medians = Vec::new();
+    let mut i = 0;
+    while i < by_x.len() {
+        let mut j = i;
+        while j < by_x.len() && by_x[j].0 == by_x[i].0 {
+            j += 1;
+        }
+        medians.push(by_x[(i + j) / 2]);
+        i = j;
+    }
+    let (mut intercept, mut slope) = fit_line(&medians)?;
     let mut kept = points;
-    for tolerance in [4.0, 2.0, 1.5] {
+    for tolerance in [3.0, 2.0, 1.5] {
         let close: Vec<(f32, f32)> = kept
             .iter()
             .copied()

@@ -120,6 +120,19 @@ const INK_SHARE: f32 = 0.012;
 /// where the ruling lines and a neighbour's strokes lie.
 const INK_MARGIN: (f32, f32) = (0.06, 0.16);
 
+/// The sheet flattened to `width` pixels across, turned so that its rulings run level: the
+/// sheet's outline leaves some tilt (a scan is not flattened at all, and a photo's outline
+/// may be lost in shadow), which is measured on the ink and taken out.
+fn upright_view(grey: &image::GrayImage, quad: &Quad, width: u32) -> Option<paper::Flat> {
+    let flat = paper::flatten(grey, quad, width)?;
+    let (row_tilt, column_tilt) = lines::ink_tilts(&ink_mask(&flat.image, width / 100), 0.2);
+    if row_tilt.abs() > 0.004 || column_tilt.abs() > 0.004 {
+        let quad = paper::untilted_quad(&flat, row_tilt, column_tilt);
+        return paper::flatten(grey, &quad, width);
+    }
+    Some(flat)
+}
+
 /// The blocks of moves in a flattened view, and its ink.
 fn detect(
     flat: &paper::Flat,
@@ -127,15 +140,30 @@ fn detect(
     debug: bool,
 ) -> Result<(Vec<table::TableBlock>, lines::Mask), table::NoTable> {
     let (fw, fh) = (flat.image.width() as usize, flat.image.height() as usize);
-    let ink = ink_mask(&flat.image, 12);
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| {
+        if debug {
+            eprintln!("  {what}: {:.1} ms", clock.elapsed().as_secs_f64() * 1000.0);
+        }
+    };
+    // Sizes in proportion to the view: at 1200 px across, a 12 px neighbourhood, 9 px
+    // probes along a ruling and runs of 30 px.
+    let radius = (fw / 100) as u32;
+    let probe = (fw / 300) as u32;
+    let ink = ink_mask(&flat.image, radius);
+    lap("ink");
     let min_run = fw / 40;
-    let horizontal_pixels = horizontal_runs(&line_ink_mask(&flat.image, 12, (4, 0)), min_run, 3);
-    let vertical_pixels =
-        horizontal_runs(&line_ink_mask(&flat.image, 12, (0, 4)).transposed(), min_run, 3);
+    let transposed = image::imageops::rotate90(&flat.image);
+    let (horizontal_pixels, vertical_pixels) = rayon::join(
+        || horizontal_runs(&line_ink_mask(&flat.image, radius, (probe, 0)), min_run, 3),
+        || horizontal_runs(&mirror_rows(line_ink_mask(&transposed, radius, (probe, 0))), min_run, 3),
+    );
+    lap("runs");
     let min_line = fw as f32 * 0.06;
     let max_gap = fw as f32 * 0.02;
     let horizontals = fit_rulings(&horizontal_pixels, min_line, max_gap);
     let verticals = fit_vertical_rulings(&vertical_pixels, min_line, max_gap);
+    lap("fits");
     if debug {
         let vertical = vertical_pixels.transposed();
         let picture = image::GrayImage::from_fn(fw as u32, fh as u32, |x, y| {
@@ -150,12 +178,13 @@ fn detect(
     Ok((blocks, ink))
 }
 
-/// Whether the rulings of the blocks still converge or tilt enough to be worth a second view.
-fn converging(blocks: &[table::TableBlock]) -> bool {
-    let tilted = |slope: f32| slope.abs() > 0.0015;
-    blocks.iter().any(|b| {
-        b.rows.iter().any(|h| tilted(h.slope)) || b.move_columns.iter().any(|v| tilted(v.slope))
-    })
+/// `rotate90` turns the view clockwise, so its rows run bottom to top along the original
+/// columns: mirrored left to right, they are the transpose.
+fn mirror_rows(mut mask: lines::Mask) -> lines::Mask {
+    for row in mask.bits.chunks_mut(mask.width) {
+        row.reverse();
+    }
+    mask
 }
 
 /// The source quadrilateral of a view in which the blocks' outline is an upright rectangle.
@@ -234,48 +263,49 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
     };
     let paper = paper::find_paper(&grey);
     lap("paper");
-    let degenerate = || PageError::new(&sheet.name, "the sheet found in the photo is degenerate");
-    let mut flat = paper::flatten(&grey, &paper.quad, FLAT_WIDTH).ok_or_else(degenerate)?;
-    lap("flatten");
-    // The sheet's outline leaves some tilt (a scan is not flattened at all, and a photo's
-    // outline may be hidden in shadow): measure it on the ink and flatten once more.
-    let (row_tilt, column_tilt) = lines::ink_tilts(&ink_mask(&flat.image, 12), 0.2);
-    lap("tilts");
-    if row_tilt.abs() > 0.004 || column_tilt.abs() > 0.004 {
-        let quad = paper::untilted_quad(&flat, row_tilt, column_tilt);
-        flat = paper::flatten(&grey, &quad, FLAT_WIDTH).ok_or_else(degenerate)?;
-    }
-    if debug {
-        eprintln!("paper {:?} fills {} tilts {row_tilt} {column_tilt}", paper.quad, paper.fills_image);
-        let _ = flat.image.save("/tmp/debug-flat.png");
-    }
     let expected: Option<Vec<u32>> = options
         .layout
         .as_ref()
         .map(|l| l.blocks.iter().map(|b| b.rows).collect());
-    let mut found = detect(&flat, expected.as_deref(), debug);
-    lap("detect");
-    // A photo leaves the rulings converging: flatten once more so that the table itself,
-    // not the sheet's outline, becomes a rectangle, and look again.
-    if let Ok((blocks, _)) = &found {
-        if converging(blocks) {
-            if let Some(quad) = table_view(&flat, blocks) {
-                if let Some(table_flat) = paper::flatten(&grey, &quad, FLAT_WIDTH) {
-                    if let Ok(again) = detect(&table_flat, expected.as_deref(), debug) {
-                        found = Ok(again);
-                        flat = table_flat;
-                    }
+    let expected = expected.as_deref();
+    // A quick look at half resolution finds the table; the final look, at full resolution,
+    // is taken through the map that makes the table a rectangle (undoing what perspective
+    // the sheet's outline left).
+    let mut found = None;
+    if let Some(quick) = upright_view(&grey, &paper.quad, FLAT_WIDTH / 2) {
+        lap("quick view");
+        if let Ok((blocks, _)) = detect(&quick, expected, debug) {
+            lap("quick detect");
+            let fine = table_view(&quick, &blocks)
+                .and_then(|quad| paper::flatten(&grey, &quad, FLAT_WIDTH));
+            if let Some(fine) = fine {
+                if let Ok(result) = detect(&fine, expected, debug) {
+                    found = Some((fine, result));
                 }
             }
-            lap("second view");
+            lap("fine view");
         }
     }
-    let (blocks, ink) = found.map_err(|e| {
-        PageError::new(
-            &sheet.name,
-            format!("not a scoresheet, or its grid cannot be seen: {}", e.0),
-        )
-    })?;
+    // Otherwise the long way: the whole sheet at full resolution, then the table's view.
+    let (flat, (blocks, ink)) = match found {
+        Some(found) => found,
+        None => {
+            let degenerate =
+                || PageError::new(&sheet.name, "the sheet found in the photo is degenerate");
+            let view = upright_view(&grey, &paper.quad, FLAT_WIDTH).ok_or_else(degenerate)?;
+            let first = detect(&view, expected, debug).map_err(|e| {
+                PageError::new(
+                    &sheet.name,
+                    format!("not a scoresheet, or its grid cannot be seen: {}", e.0),
+                )
+            })?;
+            let second = table_view(&view, &first.0)
+                .and_then(|quad| paper::flatten(&grey, &quad, FLAT_WIDTH))
+                .and_then(|fine| detect(&fine, expected, debug).ok().map(|r| (fine, r)));
+            lap("full views");
+            second.unwrap_or((view, first))
+        }
+    };
 
     let to_image = |quad: Quad| -> Quad { quad.map(|[x, y]| { let (u, v) = flat.to_source * (x, y); [u, v] }) };
     let mut cells = Vec::new();

@@ -5,7 +5,7 @@
 //! whose crossings are the corners. The grid search later fits every ruling line on its own,
 //! so the page only needs to be found well enough to make those lines nearly axis-aligned.
 
-use image::imageops::{self, FilterType};
+use image::imageops;
 use image::{GrayImage, Luma};
 use imageproc::contrast::otsu_level;
 use imageproc::filter::gaussian_blur_f32;
@@ -47,7 +47,7 @@ pub fn find_paper(grey: &GrayImage) -> Paper {
         ((width as f32 * scale).round() as u32).max(4),
         ((height as f32 * scale).round() as u32).max(4),
     );
-    let thumb = gaussian_blur_f32(&imageops::resize(grey, tw, th, FilterType::Triangle), 1.2);
+    let thumb = gaussian_blur_f32(&imageops::thumbnail(grey, tw, th), 1.2);
     let level = otsu_level(&thumb);
     let (mut bright_sum, mut bright_n, mut dark_sum, mut dark_n) = (0u64, 0u64, 0u64, 0u64);
     for p in thumb.pixels() {

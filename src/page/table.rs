@@ -183,6 +183,8 @@ pub fn find_blocks(
             });
         }
     }
+    let completed = complete_by_analogy(&blocks, &columns, &long, ink);
+    blocks.extend(completed);
     for block in &mut blocks {
         drop_title_rows(block, ink);
     }
@@ -323,6 +325,71 @@ pub fn ink_share(quad: &Quad, ink: &Mask, margin: (f32, f32)) -> f32 {
     let area = ((ix1 - ix0).max(1) * (iy1 - iy0).max(1)) as f32;
     // The margins keep the rulings out; only what lies inside counts.
     ink.count(ix0, iy0, ix1, iy1) as f32 / area
+}
+
+/// Blocks whose move rulings were lost (under heavy handwriting, or too faint) while their
+/// column of printed numbers was found: a column as wide as the found blocks' number
+/// columns, its rows numbered, not part of any block, gets White's and Black's columns of
+/// the found blocks' widths, on the rulings found there or parallel to its own.
+fn complete_by_analogy(
+    blocks: &[TableBlock],
+    columns: &[Column],
+    long: &[VLine],
+    ink: &Mask,
+) -> Vec<TableBlock> {
+    let Some(template) = blocks.iter().find(|b| b.number_column.is_some()) else {
+        return Vec::new();
+    };
+    let [number_left, number_right] = template.number_column.expect("checked above");
+    let y = (template.rows[0].intercept + template.rows[template.rows.len() - 1].intercept) / 2.0;
+    let number_width = number_right.x_at(y) - number_left.x_at(y);
+    let white_width = template.move_columns[1].x_at(y) - template.move_columns[0].x_at(y);
+    let black_width = template.move_columns[2].x_at(y) - template.move_columns[1].x_at(y);
+    let span = |b: &TableBlock| {
+        let left = b.number_column.map_or(b.move_columns[0], |n| n[0]);
+        (left.x_at(y), b.move_columns[2].x_at(y))
+    };
+    let taken: Vec<(f32, f32)> = blocks.iter().map(span).collect();
+    let mut added: Vec<TableBlock> = Vec::new();
+    for column in columns {
+        if (column.width - number_width).abs() > 0.3 * number_width || column.run.len() < 6 {
+            continue;
+        }
+        let (left, right) = (long[column.left], long[column.right]);
+        let x0 = left.x_at(y);
+        let x1 = x0 + number_width + white_width + black_width;
+        let overlaps = |&(a, b): &(f32, f32)| x0 < b - 0.1 * number_width && a < x1 - 0.1 * number_width;
+        if taken.iter().any(overlaps) || added.iter().map(span).any(|s| overlaps(&s)) {
+            continue;
+        }
+        // A found ruling near where the template puts it, or one parallel to the number
+        // column's right edge.
+        let ruling_at = |offset: f32| {
+            let want = right.x_at(y) + offset;
+            long.iter()
+                .filter(|v| v.y0 <= y && v.y1 >= y)
+                .min_by(|a, b| (a.x_at(y) - want).abs().total_cmp(&(b.x_at(y) - want).abs()))
+                .filter(|v| (v.x_at(y) - want).abs() < 0.1 * white_width)
+                .copied()
+                .unwrap_or(VLine {
+                    intercept: right.intercept + offset,
+                    ..right
+                })
+        };
+        let block = TableBlock {
+            rows: column.run.clone(),
+            number_column: Some([left, right]),
+            move_columns: [right, ruling_at(white_width), ruling_at(white_width + black_width)],
+            first_move: 1,
+        };
+        let numbered = (0..block.row_count())
+            .filter(|&row| ink_share(&block.cell(row, &left, &right), ink, (0.12, 0.15)) > 0.02)
+            .count();
+        if numbered as f32 >= 0.6 * block.row_count() as f32 {
+            added.push(block);
+        }
+    }
+    added
 }
 
 /// Leading rows whose number cell is blank while most below carry a printed number are the
