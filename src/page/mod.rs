@@ -188,7 +188,11 @@ fn mirror_rows(mut mask: lines::Mask) -> lines::Mask {
 }
 
 /// The source quadrilateral of a view in which the blocks' outline is an upright rectangle.
-fn table_view(flat: &paper::Flat, blocks: &[table::TableBlock]) -> Option<Quad> {
+fn table_view(
+    flat: &paper::Flat,
+    blocks: &[table::TableBlock],
+    image_size: (u32, u32),
+) -> Option<Quad> {
     let mut corners: Vec<Point> = Vec::new();
     for block in blocks {
         let left = block.number_column.map_or(block.move_columns[0], |n| n[0]);
@@ -216,13 +220,25 @@ fn table_view(flat: &paper::Flat, blocks: &[table::TableBlock]) -> Option<Quad> 
         return None;
     }
     // The sheet is flat, so the map that makes the blocks found a rectangle straightens the
-    // whole sheet: the new view holds all of the old one (blocks the first view missed too).
+    // whole sheet: the new view holds all of the old one and of the image (the sheet's
+    // outline may have been found too small), blocks the first view missed included.
     let to_upright = imageproc::geometric_transformations::Projection::from_control_points(
         outline.map(|[x, y]| (x, y)),
         [(0.0, 0.0), (across, 0.0), (across, down), (0.0, down)],
     )?;
     let (w, h) = (flat.image.width() as f32, flat.image.height() as f32);
-    let corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)].map(|c| to_upright * c);
+    let (iw, ih) = (image_size.0 as f32, image_size.1 as f32);
+    let to_flat_from_image = flat.to_source.invert();
+    let mut corners: Vec<(f32, f32)> = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)]
+        .map(|c| to_upright * c)
+        .to_vec();
+    for c in [(0.0, 0.0), (iw, 0.0), (iw, ih), (0.0, ih)] {
+        let (u, v) = to_flat_from_image * c;
+        // Past the horizon of the sheet's plane a corner has no place in the view.
+        if u.is_finite() && v.is_finite() && u > -w && u < 2.0 * w && v > -h && v < 2.0 * h {
+            corners.push(to_upright * (u, v));
+        }
+    }
     let (x0, x1) = corners
         .iter()
         .fold((f32::MAX, f32::MIN), |(lo, hi), c| (lo.min(c.0), hi.max(c.0)));
@@ -276,7 +292,7 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
         lap("quick view");
         if let Ok((blocks, _)) = detect(&quick, expected, debug) {
             lap("quick detect");
-            let fine = table_view(&quick, &blocks)
+            let fine = table_view(&quick, &blocks, (width, height))
                 .and_then(|quad| paper::flatten(&grey, &quad, FLAT_WIDTH));
             if let Some(fine) = fine {
                 if let Ok(result) = detect(&fine, expected, debug) {
@@ -299,7 +315,7 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
                     format!("not a scoresheet, or its grid cannot be seen: {}", e.0),
                 )
             })?;
-            let second = table_view(&view, &first.0)
+            let second = table_view(&view, &first.0, (width, height))
                 .and_then(|quad| paper::flatten(&grey, &quad, FLAT_WIDTH))
                 .and_then(|fine| detect(&fine, expected, debug).ok().map(|r| (fine, r)));
             lap("full views");
