@@ -9,9 +9,9 @@ use scoresheet::decode::{decode, DecoderConfig, LanguageChoice, Transcript};
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::synth::layout::Layout;
 use scoresheet::report::{to_json, to_pgn, PgnTags};
 use scoresheet::start::StartPosition;
+use scoresheet::synth::layout::Layout;
 use shakmaty::{Color, Position};
 
 #[derive(Parser)]
@@ -171,7 +171,8 @@ fn write_output(output: Option<&Path>, text: &str) -> Result<(), String> {
 fn run_cells(args: &CellsArgs) -> Result<(), String> {
     let layout = match &args.layout {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             Some(Layout::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?)
         }
         None => None,

@@ -208,3 +208,69 @@ fn an_absurdly_long_transcript_is_refused() {
         &["long.tsv", "longer than any scoresheet"],
     );
 }
+
+#[test]
+fn cells_of_a_sample_sheet_as_json_with_an_overlay() {
+    let overlay =
+        std::env::temp_dir().join(format!("scoresheet-overlay-{}.png", std::process::id()));
+    let out = scoresheet(&[
+        "cells",
+        "samples/sheets/00002-ru-chesscom-2x25.jpg",
+        "--overlay",
+        overlay.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let cells = json["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 100);
+    assert_eq!(json["cells"][0]["ply"], 1);
+    assert_eq!(json["cells"][99]["ply"], 100);
+    assert_eq!(json["cells"][0]["quad"].as_array().unwrap().len(), 4);
+    assert_eq!(json["blocks"][1]["first_move"], 26);
+    let drawn = image::open(&overlay).expect("an overlay PNG");
+    assert_eq!(
+        drawn.width(),
+        json["image"]["width"].as_u64().unwrap() as u32
+    );
+    let _ = std::fs::remove_file(overlay);
+}
+
+#[test]
+fn cells_errors_name_the_file_and_the_cause() {
+    let text = temp_file("moves.jpg", b"1. e4 e5");
+    let out = scoresheet(&["cells", text.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!("error: {}: ", text.display())),
+        "{err}"
+    );
+    let out = scoresheet(&["cells", "no/such/sheet.png"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no/such/sheet.png"),
+        "{}",
+        stderr(&out)
+    );
+    let blank = temp_file("blank.png", &{
+        let mut bytes = Vec::new();
+        image::DynamicImage::ImageLuma8(image::GrayImage::from_pixel(
+            900,
+            1200,
+            image::Luma([240]),
+        ))
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .unwrap();
+        bytes
+    });
+    let out = scoresheet(&["cells", blank.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not a scoresheet"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -137,8 +137,10 @@ fn generated_cases(dir: &Path) -> Result<Vec<Case>, String> {
     entries.sort();
     let mut cases = Vec::new();
     for path in entries {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let json: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let json: Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let Some(image) = json["image"].as_str() else {
             continue;
         };
@@ -160,8 +162,10 @@ fn real_cases(images: &Path, truth: &Path) -> Result<Vec<Case>, String> {
     let mut cases = Vec::new();
     for n in 1..=12 {
         let path = truth.join(format!("game{n}.json"));
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let json: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let json: Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         // The hand-checked boxes put pixel centres on whole numbers; the page stage puts
         // pixel edges there.
         cases.push(Case {
@@ -271,7 +275,12 @@ fn main() {
                             "{}: {} problems: {}",
                             case.image.display(),
                             problems.len(),
-                            problems.iter().take(8).cloned().collect::<Vec<_>>().join("; ")
+                            problems
+                                .iter()
+                                .take(8)
+                                .cloned()
+                                .collect::<Vec<_>>()
+                                .join("; ")
                         );
                     }
                     if let Some(dir) = &args.overlays {

@@ -53,7 +53,12 @@ impl Mask {
             y1.clamp(0, self.height as i64) as usize,
         );
         (y0..y1)
-            .map(|y| self.bits[y * self.width + x0..y * self.width + x1.max(x0)].iter().filter(|b| **b).count())
+            .map(|y| {
+                self.bits[y * self.width + x0..y * self.width + x1.max(x0)]
+                    .iter()
+                    .filter(|b| **b)
+                    .count()
+            })
             .sum()
     }
 }
@@ -176,8 +181,7 @@ pub fn horizontal_runs(ink: &Mask, min_run: usize, max_gap: usize) -> Mask {
 /// break bridged within a line.
 pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
     let pieces = connected_runs(runs);
-    // Each piece: its points and a trimmed straight fit.
-    let mut fitted: Vec<(f32, f32, Vec<(f32, f32)>)> = Vec::new();
+    let mut fitted: Vec<LineFit> = Vec::new();
     for piece in pieces {
         let (x0, x1) = piece
             .iter()
@@ -189,31 +193,33 @@ pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
             .iter()
             .flat_map(|r| (r.x0..=r.x1).map(move |x| (x as f32, r.y as f32)))
             .collect();
-        if let Some((intercept, slope, close)) = trimmed_fit(points) {
-            fitted.push((intercept, slope, close));
-        }
+        fitted.extend(trimmed_fit(points));
     }
     // Join pieces that lie on one line: close where they would meet, and of similar tilt.
     let centre = runs.width as f32 / 2.0;
-    fitted.sort_by(|a, b| (a.0 + a.1 * centre).total_cmp(&(b.0 + b.1 * centre)));
+    fitted.sort_by(|a, b| a.y_at(centre).total_cmp(&b.y_at(centre)));
     let mut groups: Vec<Vec<(f32, f32)>> = Vec::new();
     let mut group_fit: Vec<(f32, f32)> = Vec::new();
-    for (intercept, slope, points) in fitted {
-        let (px0, px1) = points
-            .iter()
-            .fold((f32::MAX, f32::MIN), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
+    for LineFit {
+        intercept,
+        slope,
+        points,
+    } in fitted
+    {
+        let (px0, px1) = points.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+            (lo.min(p.0), hi.max(p.0))
+        });
         let joins = group_fit.iter().rposition(|&(gi, gs)| {
             let at = |x: f32| (gi + gs * x) - (intercept + slope * x);
             at(px0).abs() <= 2.5 && at(px1).abs() <= 2.5 && (gs - slope).abs() < 0.02
         });
         match joins {
             Some(g) => {
-                groups[g].extend(points);
-                if let Some((i, sl, _)) = trimmed_fit(std::mem::take(&mut groups[g])).map(|f| {
-                    groups[g] = f.2.clone();
-                    f
-                }) {
-                    group_fit[g] = (i, sl);
+                let mut joined = groups[g].clone();
+                joined.extend(points);
+                if let Some(fit) = trimmed_fit(joined) {
+                    group_fit[g] = (fit.intercept, fit.slope);
+                    groups[g] = fit.points;
                 }
             }
             None => {
@@ -257,7 +263,7 @@ pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
 
 /// A straight fit that drops the points far from it (handwriting touching a ruling), with
 /// the points kept; `None` when too little is left or the piece is not thin.
-fn trimmed_fit(points: Vec<(f32, f32)>) -> Option<(f32, f32, Vec<(f32, f32)>)> {
+fn trimmed_fit(points: Vec<(f32, f32)>) -> Option<LineFit> {
     // First through the median height of each column of points: a blob of handwriting
     // attached to a stretch of the ruling pulls a mean, not a median.
     let mut by_x = points.clone();
@@ -286,7 +292,24 @@ fn trimmed_fit(points: Vec<(f32, f32)>) -> Option<(f32, f32, Vec<(f32, f32)>)> {
         (intercept, slope) = fit_line(&close)?;
         kept = close;
     }
-    Some((intercept, slope, kept))
+    Some(LineFit {
+        intercept,
+        slope,
+        points: kept,
+    })
+}
+
+/// A straight line `y = intercept + slope x` and the points it was fitted to.
+struct LineFit {
+    intercept: f32,
+    slope: f32,
+    points: Vec<(f32, f32)>,
+}
+
+impl LineFit {
+    fn y_at(&self, x: f32) -> f32 {
+        self.intercept + self.slope * x
+    }
 }
 
 /// A horizontal run of set pixels.
@@ -301,8 +324,8 @@ struct Run {
 fn connected_runs(mask: &Mask) -> Vec<Vec<Run>> {
     let mut runs: Vec<Run> = Vec::new();
     let mut row_start = vec![0usize; mask.height + 1];
-    for y in 0..mask.height {
-        row_start[y] = runs.len();
+    for (y, start) in row_start.iter_mut().take(mask.height).enumerate() {
+        *start = runs.len();
         let row = &mask.bits[y * mask.width..(y + 1) * mask.width];
         let mut x = 0;
         while x < row.len() {
@@ -331,7 +354,10 @@ fn connected_runs(mask: &Mask) -> Vec<Vec<Run>> {
         i
     }
     for y in 1..mask.height {
-        let (above, here) = (row_start[y - 1]..row_start[y], row_start[y]..row_start[y + 1]);
+        let (above, here) = (
+            row_start[y - 1]..row_start[y],
+            row_start[y]..row_start[y + 1],
+        );
         let mut j = above.start;
         for i in here {
             let run = runs[i];
@@ -350,13 +376,13 @@ fn connected_runs(mask: &Mask) -> Vec<Vec<Run>> {
     }
     let mut index_of_root = vec![usize::MAX; runs.len()];
     let mut pieces: Vec<Vec<Run>> = Vec::new();
-    for i in 0..runs.len() {
+    for (i, run) in runs.iter().enumerate() {
         let r = root(&mut parent, i);
         if index_of_root[r] == usize::MAX {
             index_of_root[r] = pieces.len();
             pieces.push(Vec::new());
         }
-        pieces[index_of_root[r]].push(runs[i]);
+        pieces[index_of_root[r]].push(*run);
     }
     pieces
 }

@@ -83,7 +83,9 @@ fn decode(reader: impl BufRead + Seek) -> Result<DynamicImage, String> {
         .with_guessed_format()
         .map_err(|e| format!("cannot read the file: {e}"))?;
     if reader.format().is_none() {
-        return Err("not an image in a format scoresheet reads (JPEG, PNG, TIFF, WebP, BMP)".into());
+        return Err(
+            "not an image in a format scoresheet reads (JPEG, PNG, TIFF, WebP, BMP)".into(),
+        );
     }
     let mut limits = Limits::default();
     limits.max_image_width = Some(MAX_SIDE);
@@ -155,7 +157,9 @@ mod tests {
         bytes[20..24].copy_from_slice(&60_000u32.to_be_bytes());
         let crc = crc32(&bytes[12..29]);
         bytes[29..33].copy_from_slice(&crc.to_be_bytes());
-        let err = Sheet::from_bytes("bomb.png", &bytes).unwrap_err().to_string();
+        let err = Sheet::from_bytes("bomb.png", &bytes)
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("bomb.png: "), "{err}");
         assert!(err.contains("too large") || err.contains("limit"), "{err}");
     }

@@ -137,43 +137,30 @@ fn upright_view(grey: &image::GrayImage, quad: &Quad, width: u32) -> Option<pape
 fn detect(
     flat: &paper::Flat,
     expected_rows: Option<&[u32]>,
-    debug: bool,
 ) -> Result<(Vec<table::TableBlock>, lines::Mask), table::NoTable> {
-    let (fw, fh) = (flat.image.width() as usize, flat.image.height() as usize);
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| {
-        if debug {
-            eprintln!("  {what}: {:.1} ms", clock.elapsed().as_secs_f64() * 1000.0);
-        }
-    };
+    let fw = flat.image.width() as usize;
     // Sizes in proportion to the view: at 1200 px across, a 12 px neighbourhood, 9 px
     // probes along a ruling and runs of 30 px.
     let radius = (fw / 100) as u32;
     let probe = (fw / 300) as u32;
-    let ink = ink_mask(&flat.image, radius);
-    lap("ink");
     let min_run = fw / 40;
-    let transposed = image::imageops::rotate90(&flat.image);
-    let (horizontal_pixels, vertical_pixels) = rayon::join(
-        || horizontal_runs(&line_ink_mask(&flat.image, radius, (probe, 0)), min_run, 3),
-        || horizontal_runs(&mirror_rows(line_ink_mask(&transposed, radius, (probe, 0))), min_run, 3),
+    let ((ink, horizontal_pixels), vertical_pixels) = rayon::join(
+        || {
+            rayon::join(
+                || ink_mask(&flat.image, radius),
+                || horizontal_runs(&line_ink_mask(&flat.image, radius, (probe, 0)), min_run, 3),
+            )
+        },
+        || {
+            let transposed = image::imageops::rotate90(&flat.image);
+            let vertical_ink = mirror_rows(line_ink_mask(&transposed, radius, (probe, 0)));
+            horizontal_runs(&vertical_ink, min_run, 3)
+        },
     );
-    lap("runs");
     let min_line = fw as f32 * 0.06;
     let max_gap = fw as f32 * 0.02;
     let horizontals = fit_rulings(&horizontal_pixels, min_line, max_gap);
     let verticals = fit_vertical_rulings(&vertical_pixels, min_line, max_gap);
-    lap("fits");
-    if debug {
-        let vertical = vertical_pixels.transposed();
-        let picture = image::GrayImage::from_fn(fw as u32, fh as u32, |x, y| {
-            let i = y as usize * fw + x as usize;
-            let line = horizontal_pixels.bits[i] || vertical.bits[i];
-            image::Luma([if line { 0 } else if ink.bits[i] { 150 } else { 255 }])
-        });
-        let _ = picture.save("/tmp/debug-lines.png");
-        eprintln!("{} horizontals, {} verticals", horizontals.len(), verticals.len());
-    }
     let blocks = table::find_blocks(&horizontals, &verticals, &ink, expected_rows)?;
     Ok((blocks, ink))
 }
@@ -239,12 +226,12 @@ fn table_view(
             corners.push(to_upright * (u, v));
         }
     }
-    let (x0, x1) = corners
-        .iter()
-        .fold((f32::MAX, f32::MIN), |(lo, hi), c| (lo.min(c.0), hi.max(c.0)));
-    let (y0, y1) = corners
-        .iter()
-        .fold((f32::MAX, f32::MIN), |(lo, hi), c| (lo.min(c.1), hi.max(c.1)));
+    let (x0, x1) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
+        (lo.min(c.0), hi.max(c.0))
+    });
+    let (y0, y1) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
+        (lo.min(c.1), hi.max(c.1))
+    });
     if !(x1 - x0 < 4.0 * w && y1 - y0 < 4.0 * h) {
         return None;
     }
@@ -270,15 +257,7 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
             format!("a {width} x {height} image is too small to show a scoresheet's lines"),
         ));
     }
-    let debug = std::env::var_os("SCORESHEET_DEBUG").is_some();
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| {
-        if debug {
-            eprintln!("{what}: {:.1} ms", clock.elapsed().as_secs_f64() * 1000.0);
-        }
-    };
     let paper = paper::find_paper(&grey);
-    lap("paper");
     let expected: Option<Vec<u32>> = options
         .layout
         .as_ref()
@@ -289,17 +268,14 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
     // the sheet's outline left).
     let mut found = None;
     if let Some(quick) = upright_view(&grey, &paper.quad, FLAT_WIDTH / 2) {
-        lap("quick view");
-        if let Ok((blocks, _)) = detect(&quick, expected, debug) {
-            lap("quick detect");
+        if let Ok((blocks, _)) = detect(&quick, expected) {
             let fine = table_view(&quick, &blocks, (width, height))
                 .and_then(|quad| paper::flatten(&grey, &quad, FLAT_WIDTH));
             if let Some(fine) = fine {
-                if let Ok(result) = detect(&fine, expected, debug) {
+                if let Ok(result) = detect(&fine, expected) {
                     found = Some((fine, result));
                 }
             }
-            lap("fine view");
         }
     }
     // Otherwise the long way: the whole sheet at full resolution, then the table's view.
@@ -309,7 +285,7 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
             let degenerate =
                 || PageError::new(&sheet.name, "the sheet found in the photo is degenerate");
             let view = upright_view(&grey, &paper.quad, FLAT_WIDTH).ok_or_else(degenerate)?;
-            let first = detect(&view, expected, debug).map_err(|e| {
+            let first = detect(&view, expected).map_err(|e| {
                 PageError::new(
                     &sheet.name,
                     format!("not a scoresheet, or its grid cannot be seen: {}", e.0),
@@ -317,13 +293,17 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
             })?;
             let second = table_view(&view, &first.0, (width, height))
                 .and_then(|quad| paper::flatten(&grey, &quad, FLAT_WIDTH))
-                .and_then(|fine| detect(&fine, expected, debug).ok().map(|r| (fine, r)));
-            lap("full views");
+                .and_then(|fine| detect(&fine, expected).ok().map(|r| (fine, r)));
             second.unwrap_or((view, first))
         }
     };
 
-    let to_image = |quad: Quad| -> Quad { quad.map(|[x, y]| { let (u, v) = flat.to_source * (x, y); [u, v] }) };
+    let to_image = |quad: Quad| -> Quad {
+        quad.map(|[x, y]| {
+            let (u, v) = flat.to_source * (x, y);
+            [u, v]
+        })
+    };
     let mut cells = Vec::new();
     let mut found_blocks = Vec::new();
     for block in &blocks {

@@ -57,7 +57,14 @@ fn draw_polygon(image: &mut RgbImage, points: &[Point], thickness: f32, colour: 
 }
 
 /// Seven-segment digits: no font needed, legible at any size.
-fn draw_number(image: &mut RgbImage, n: u32, at: Point, size: f32, thickness: f32, colour: Rgb<u8>) {
+fn draw_number(
+    image: &mut RgbImage,
+    n: u32,
+    at: Point,
+    size: f32,
+    thickness: f32,
+    colour: Rgb<u8>,
+) {
     // Segments a..g as (from, to) in a 1 x 2 box.
     const SEGMENTS: [((f32, f32), (f32, f32)); 7] = [
         ((0.0, 0.0), (1.0, 0.0)),

@@ -268,7 +268,12 @@ pub fn flatten(grey: &GrayImage, quad: &Quad, width: u32) -> Option<Flat> {
     let to_source = Projection::from_control_points(corners, quad.map(|[x, y]| (x, y)))?;
     let to_sample = Projection::from_control_points(
         corners,
-        quad.map(|[x, y]| (x / factor, y / (grey.height() as f32 / source.height() as f32))),
+        quad.map(|[x, y]| {
+            (
+                x / factor,
+                y / (grey.height() as f32 / source.height() as f32),
+            )
+        }),
     )?;
     let (sw, sh) = (source.width() as i64, source.height() as i64);
     let raw = source.as_raw();
@@ -305,12 +310,12 @@ pub fn untilted_quad(flat: &Flat, row_tilt: f32, column_tilt: f32) -> Quad {
     let back = |p: f32, q: f32| ((p + b * q) / determinant, (q + a * p) / determinant);
     let (w, h) = (flat.image.width() as f32, flat.image.height() as f32);
     let corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)].map(|(u, v)| forward(u, v));
-    let (p0, p1) = corners
-        .iter()
-        .fold((f32::MAX, f32::MIN), |(lo, hi), c| (lo.min(c.0), hi.max(c.0)));
-    let (q0, q1) = corners
-        .iter()
-        .fold((f32::MAX, f32::MIN), |(lo, hi), c| (lo.min(c.1), hi.max(c.1)));
+    let (p0, p1) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
+        (lo.min(c.0), hi.max(c.0))
+    });
+    let (q0, q1) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
+        (lo.min(c.1), hi.max(c.1))
+    });
     [(p0, q0), (p1, q0), (p1, q1), (p0, q1)].map(|(p, q)| {
         let (u, v) = back(p, q);
         let (x, y) = flat.to_source * (u, v);

@@ -120,14 +120,6 @@ pub fn find_blocks(
         )));
     }
 
-    if std::env::var_os("SCORESHEET_DEBUG").is_some() {
-        for c in &columns {
-            eprintln!(
-                "column {}-{} width {:.0} rows {} from {:.0} to {:.0}",
-                c.left, c.right, c.width, c.run.len(), c.run[0].intercept, c.run[c.run.len() - 1].intercept
-            );
-        }
-    }
     // Tables: chains of columns that share a ruling and whose rows overlap.
     columns.sort_by(|a, b| mid_x(&long[a.left]).total_cmp(&mid_x(&long[b.left])));
     let mut tables: Vec<Vec<usize>> = Vec::new();
@@ -168,7 +160,9 @@ pub fn find_blocks(
                 i += 1;
                 None
             };
-            let Some((number, white)) = block else { continue };
+            let Some((number, white)) = block else {
+                continue;
+            };
             let number_column = number.map(|n| [long[cols[n].left], long[cols[n].right]]);
             let move_columns = [
                 long[cols[white].left],
@@ -268,7 +262,7 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
     let rows_between = |a: usize, b: usize| -> Option<usize> {
         let gap = ys[b] - ys[a];
         let k = (gap / spacing).round();
-        (k >= 1.0 && k <= 3.0 && (gap - k * spacing).abs() <= 0.15 * spacing * k.sqrt())
+        ((1.0..=3.0).contains(&k) && (gap - k * spacing).abs() <= 0.15 * spacing * k.sqrt())
             .then_some(k as usize)
     };
     // The longest chain of rulings spaced by whole rows; a stray stroke between two rulings
@@ -358,7 +352,8 @@ fn complete_by_analogy(
         let (left, right) = (long[column.left], long[column.right]);
         let x0 = left.x_at(y);
         let x1 = x0 + number_width + white_width + black_width;
-        let overlaps = |&(a, b): &(f32, f32)| x0 < b - 0.1 * number_width && a < x1 - 0.1 * number_width;
+        let overlaps =
+            |&(a, b): &(f32, f32)| x0 < b - 0.1 * number_width && a < x1 - 0.1 * number_width;
         if taken.iter().any(overlaps) || added.iter().map(span).any(|s| overlaps(&s)) {
             continue;
         }
@@ -368,7 +363,11 @@ fn complete_by_analogy(
             let want = right.x_at(y) + offset;
             long.iter()
                 .filter(|v| v.y0 <= y && v.y1 >= y)
-                .min_by(|a, b| (a.x_at(y) - want).abs().total_cmp(&(b.x_at(y) - want).abs()))
+                .min_by(|a, b| {
+                    (a.x_at(y) - want)
+                        .abs()
+                        .total_cmp(&(b.x_at(y) - want).abs())
+                })
                 .filter(|v| (v.x_at(y) - want).abs() < 0.1 * white_width)
                 .copied()
                 .unwrap_or(VLine {
@@ -379,7 +378,11 @@ fn complete_by_analogy(
         let block = TableBlock {
             rows: column.run.clone(),
             number_column: Some([left, right]),
-            move_columns: [right, ruling_at(white_width), ruling_at(white_width + black_width)],
+            move_columns: [
+                right,
+                ruling_at(white_width),
+                ruling_at(white_width + black_width),
+            ],
             first_move: 1,
         };
         let numbered = (0..block.row_count())
@@ -414,10 +417,7 @@ fn drop_title_rows(block: &mut TableBlock, ink: &Mask) {
 /// Reading order: blocks side by side are read left to right; blocks stacked in one band of
 /// the page, top to bottom.
 fn order_blocks(blocks: &mut [TableBlock]) {
-    let mut keyed: Vec<(usize, f32, f32)> = blocks
-        .iter()
-        .map(|b| (0, b.left(), b.top()))
-        .collect();
+    let mut keyed: Vec<(usize, f32, f32)> = blocks.iter().map(|b| (0, b.left(), b.top())).collect();
     // Bands: blocks whose left edges are within a fifth of a block's width share a band.
     let widths: Vec<f32> = blocks
         .iter()

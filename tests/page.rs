@@ -1,0 +1,289 @@
+//! The page stage on images as users bring them: generated photos and scans of every layout,
+//! the real scans of real-dev against hand-checked boxes, and images that are not scoresheets.
+
+use std::io::Cursor;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use image::{DynamicImage, GrayImage, ImageFormat, Luma, RgbImage};
+use proptest::prelude::*;
+use serde_json::Value;
+
+use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
+use scoresheet::notation::Language;
+use scoresheet::page::{find_cells, quad_iou, Cells, PageOptions, Quad, Sheet};
+use scoresheet::synth::camera::Capture;
+use scoresheet::synth::glyphs::GlyphBank;
+use scoresheet::synth::hand::Scripts;
+use scoresheet::synth::layout::Layout;
+use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
+use scoresheet::synth::{charset, Rng};
+
+fn scripts() -> &'static Scripts {
+    static SCRIPTS: OnceLock<Scripts> = OnceLock::new();
+    SCRIPTS.get_or_init(|| {
+        let bank = GlyphBank::load(&shared_data_dir().join("glyphs")).expect("shared glyphs");
+        Scripts::load(bank, Path::new("/usr/share/fonts"), &charset())
+            .expect("fonts installed by scripts/setup")
+    })
+}
+
+fn games() -> &'static [PgnGame] {
+    static GAMES: OnceLock<Vec<PgnGame>> = OnceLock::new();
+    GAMES.get_or_init(|| {
+        read_pgn_file(&shared_data_dir().join("games/masters.pgn.gz"), 200).expect("games")
+    })
+}
+
+fn quad(value: &Value) -> Quad {
+    let p = |i: usize| {
+        [
+            value[i][0].as_f64().unwrap() as f32,
+            value[i][1].as_f64().unwrap() as f32,
+        ]
+    };
+    [p(0), p(1), p(2), p(3)]
+}
+
+/// (cells matched with IoU >= 0.7 and the right ply, cells given another ply, ink verdicts
+/// that agree) against truth cells `(ply, quad, ink)`.
+fn compare(found: &Cells, truth: &[(u32, Quad, bool)]) -> (usize, usize, usize) {
+    let (mut matched, mut wrong_ply, mut ink_agrees) = (0, 0, 0);
+    for &(ply, quad, ink) in truth {
+        if let Some(cell) = found.cells.iter().find(|c| c.ply == ply) {
+            if quad_iou(&cell.quad, &quad) >= 0.7 {
+                matched += 1;
+                ink_agrees += usize::from(cell.ink == ink);
+            }
+        }
+    }
+    for cell in &found.cells {
+        let best = truth
+            .iter()
+            .max_by(|a, b| quad_iou(&cell.quad, &a.1).total_cmp(&quad_iou(&cell.quad, &b.1)));
+        if let Some(&(ply, q, _)) = best {
+            if quad_iou(&cell.quad, &q) >= 0.5 && ply != cell.ply {
+                wrong_ply += 1;
+            }
+        }
+    }
+    (matched, wrong_ply, ink_agrees)
+}
+
+#[test]
+fn finds_every_cell_of_generated_photos_and_scans_of_every_layout() {
+    let languages = ["en", "ru", "hy", "de", "fr", "pl"];
+    let (mut truth_cells, mut matched, mut wrong, mut ink) = (0, 0, 0, 0);
+    let mut rng = Rng::new(2026);
+    for (i, layout) in Layout::built_in().iter().enumerate() {
+        for (j, capture) in [Capture::Scan, Capture::Photo].into_iter().enumerate() {
+            let game = pick_game(games(), &mut rng).expect("a game");
+            let language = Language::by_code(languages[2 * i + j]).unwrap();
+            let sheet = render_sheet(
+                scripts(),
+                &SheetRequest {
+                    id: format!("{i}-{j}"),
+                    game: &game,
+                    language,
+                    layout,
+                    seed: 500 + (i * 2 + j) as u64,
+                    dpi: 150.0,
+                    capture: Some(capture),
+                },
+            )
+            .expect("a sheet");
+            // Through JPEG, as a camera delivers it.
+            let mut bytes = Vec::new();
+            image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, sheet.jpeg_quality)
+                .encode_image(&sheet.image)
+                .unwrap();
+            let loaded = Sheet::from_bytes(format!("{}.jpg", sheet.truth.id), &bytes).unwrap();
+            let found = find_cells(&loaded, &PageOptions::default())
+                .unwrap_or_else(|e| panic!("{} {}: {e}", layout.name, capture.name()));
+            let truth: Vec<(u32, Quad, bool)> = sheet
+                .truth
+                .cells
+                .iter()
+                .map(|c| (c.ply, c.quad, c.ink))
+                .collect();
+            assert_eq!(found.cells.len(), layout.capacity(), "{}", layout.name);
+            let (m, w, k) = compare(&found, &truth);
+            truth_cells += truth.len();
+            matched += m;
+            wrong += w;
+            ink += k;
+        }
+    }
+    assert!(
+        matched as f32 >= 0.99 * truth_cells as f32,
+        "{matched} of {truth_cells} cells found"
+    );
+    assert_eq!(wrong, 0, "cells given a wrong ply");
+    assert!(
+        ink as f32 >= 0.97 * matched as f32,
+        "ink right on {ink} of {matched}"
+    );
+}
+
+#[test]
+fn finds_every_cell_of_the_real_scans() {
+    let truth_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/real-dev-cells");
+    let (mut matched, mut ink) = (0, 0);
+    for n in 1..=12 {
+        let truth: Value = serde_json::from_str(
+            &std::fs::read_to_string(truth_dir.join(format!("game{n}.json"))).unwrap(),
+        )
+        .unwrap();
+        let image = shared_data_dir().join(truth["image"].as_str().unwrap());
+        let sheet = Sheet::open(&image).unwrap();
+        assert_eq!(sheet.width() as u64, truth["width"].as_u64().unwrap());
+        let found = find_cells(&sheet, &PageOptions::default()).unwrap();
+        // The hand-checked boxes put pixel centres on whole numbers, the page stage pixel
+        // edges: half a pixel apart.
+        let cells: Vec<(u32, Quad, bool)> = truth["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let q = quad(&c["quad"]).map(|[x, y]| [x + 0.5, y + 0.5]);
+                (
+                    c["ply"].as_u64().unwrap() as u32,
+                    q,
+                    c["ink"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(cells.len(), 100);
+        let (m, w, k) = compare(&found, &cells);
+        assert_eq!(
+            (m, w),
+            (100, 0),
+            "game {n}: {m} cells found, {w} with a wrong ply"
+        );
+        // Every corner within a few pixels of the hand-checked one.
+        for (ply, q, _) in &cells {
+            let cell = found.cells.iter().find(|c| c.ply == *ply).unwrap();
+            for (a, b) in cell.quad.iter().zip(q) {
+                let error = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+                assert!(error < 6.0, "game {n} ply {ply}: corner {a:?} vs {b:?}");
+            }
+        }
+        matched += m;
+        ink += k;
+    }
+    assert!(
+        ink as f32 >= 0.98 * matched as f32,
+        "ink right on {ink} of {matched}"
+    );
+}
+
+#[test]
+fn the_sample_sheets_and_a_layout_hint_agree() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
+    for name in [
+        "00000-en-fide-2x30",
+        "00001-de-single-40",
+        "00002-ru-chesscom-2x25",
+    ] {
+        let sheet = Sheet::open(&dir.join(format!("{name}.jpg"))).unwrap();
+        let truth: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        let layout = Layout::by_name(truth["layout"].as_str().unwrap()).unwrap();
+        let plain = find_cells(&sheet, &PageOptions::default()).unwrap();
+        let hinted = find_cells(
+            &sheet,
+            &PageOptions {
+                layout: Some(layout.clone()),
+            },
+        )
+        .unwrap();
+        assert_eq!(plain.cells.len(), layout.capacity(), "{name}");
+        assert_eq!(
+            plain, hinted,
+            "{name}: the hint changed a sheet that needed none"
+        );
+        let blocks: Vec<(u32, u32)> = plain
+            .blocks
+            .iter()
+            .map(|b| (b.first_move, b.rows))
+            .collect();
+        let expected: Vec<(u32, u32)> = layout
+            .blocks
+            .iter()
+            .map(|b| (b.first_move, b.rows))
+            .collect();
+        assert_eq!(blocks, expected, "{name}");
+    }
+}
+
+fn encoded(image: DynamicImage) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    image
+        .write_to(&mut Cursor::new(&mut bytes), ImageFormat::Png)
+        .unwrap();
+    bytes
+}
+
+#[test]
+fn refuses_images_that_are_not_scoresheets_with_the_reason() {
+    let mut rng = Rng::new(9);
+    let blank = GrayImage::from_pixel(1240, 1754, Luma([238]));
+    let noise = GrayImage::from_fn(1000, 1400, |_, _| Luma([(rng.next_u64() % 256) as u8]));
+    // Notebook paper: ruled lines but no columns.
+    let notebook = GrayImage::from_fn(1240, 1754, |_, y| Luma([if y % 40 < 2 { 90 } else { 235 }]));
+    // A photo-like scene: soft gradients and a few discs.
+    let scene = RgbImage::from_fn(1600, 1200, |x, y| {
+        let disc = |cx: f32, cy: f32, r: f32| {
+            ((x as f32 - cx).powi(2) + (y as f32 - cy).powi(2)).sqrt() < r
+        };
+        if disc(400.0, 500.0, 180.0) || disc(1100.0, 700.0, 260.0) {
+            image::Rgb([200, 60, 40])
+        } else {
+            image::Rgb([(x / 8) as u8, (y / 6) as u8, 120])
+        }
+    });
+    for (name, image) in [
+        ("blank.png", DynamicImage::ImageLuma8(blank)),
+        ("noise.png", DynamicImage::ImageLuma8(noise)),
+        ("notebook.png", DynamicImage::ImageLuma8(notebook)),
+        ("scene.png", DynamicImage::ImageRgb8(scene)),
+        ("tiny.png", DynamicImage::ImageLuma8(GrayImage::new(60, 40))),
+    ] {
+        let sheet = Sheet::from_bytes(name, &encoded(image)).unwrap();
+        let err = find_cells(&sheet, &PageOptions::default())
+            .expect_err(name)
+            .to_string();
+        assert!(err.starts_with(&format!("{name}: ")), "{err}");
+        assert!(
+            err.contains("not a scoresheet") || err.contains("too small"),
+            "{err}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn no_bytes_make_the_loader_panic(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
+        let _ = Sheet::from_bytes("fuzz", &bytes);
+    }
+
+    #[test]
+    fn no_image_makes_the_page_stage_panic(
+        width in 1u32..700,
+        height in 1u32..700,
+        seed in any::<u64>(),
+        stripes in 0u32..40,
+    ) {
+        let mut rng = Rng::new(seed);
+        let image = GrayImage::from_fn(width, height, |x, y| {
+            let ruled = stripes > 0 && (x % (stripes + 7) == 0 || y % (stripes + 5) == 0);
+            Luma([if ruled { 30 } else { 200 + (rng.next_u64() % 50) as u8 }])
+        });
+        let sheet = Sheet::from_image("fuzz.png", DynamicImage::ImageLuma8(image));
+        let _ = find_cells(&sheet, &PageOptions::default());
+    }
+}
