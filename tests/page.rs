@@ -3,37 +3,21 @@
 
 use std::io::Cursor;
 use std::path::Path;
-use std::sync::OnceLock;
 
 use image::{DynamicImage, GrayImage, ImageFormat, Luma, RgbImage};
 use proptest::prelude::*;
 use serde_json::Value;
 
-use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
+use scoresheet::games::shared_data_dir;
 use scoresheet::notation::Language;
 use scoresheet::page::{find_cells, quad_iou, Cells, PageOptions, Quad, Sheet};
 use scoresheet::synth::camera::Capture;
-use scoresheet::synth::glyphs::GlyphBank;
-use scoresheet::synth::hand::Scripts;
 use scoresheet::synth::layout::Layout;
 use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
-use scoresheet::synth::{charset, Rng};
+use scoresheet::synth::Rng;
 
-fn scripts() -> &'static Scripts {
-    static SCRIPTS: OnceLock<Scripts> = OnceLock::new();
-    SCRIPTS.get_or_init(|| {
-        let bank = GlyphBank::load(&shared_data_dir().join("glyphs")).expect("shared glyphs");
-        Scripts::load(bank, Path::new("/usr/share/fonts"), &charset())
-            .expect("fonts installed by scripts/setup")
-    })
-}
-
-fn games() -> &'static [PgnGame] {
-    static GAMES: OnceLock<Vec<PgnGame>> = OnceLock::new();
-    GAMES.get_or_init(|| {
-        read_pgn_file(&shared_data_dir().join("games/masters.pgn.gz"), 200).expect("games")
-    })
-}
+mod common;
+use common::{games, scripts};
 
 fn quad(value: &Value) -> Quad {
     let p = |i: usize| {

@@ -6,39 +6,23 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 use image::GrayImage;
 use serde_json::Value;
 use shakmaty::san::San;
 use shakmaty::Position;
 
-use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
+use scoresheet::games::shared_data_dir;
 use scoresheet::notation::Language;
 use scoresheet::start::StartPosition;
 use scoresheet::synth::camera::Capture;
 use scoresheet::synth::cells::{render_cells, CellOptions};
-use scoresheet::synth::glyphs::GlyphBank;
-use scoresheet::synth::hand::Scripts;
 use scoresheet::synth::layout::Layout;
 use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
-use scoresheet::synth::{charset, Rng};
+use scoresheet::synth::Rng;
 
-fn scripts() -> &'static Scripts {
-    static SCRIPTS: OnceLock<Scripts> = OnceLock::new();
-    SCRIPTS.get_or_init(|| {
-        let bank = GlyphBank::load(&shared_data_dir().join("glyphs")).expect("shared glyphs");
-        Scripts::load(bank, Path::new("/usr/share/fonts"), &charset())
-            .expect("fonts installed by scripts/setup")
-    })
-}
-
-fn games() -> &'static [PgnGame] {
-    static GAMES: OnceLock<Vec<PgnGame>> = OnceLock::new();
-    GAMES.get_or_init(|| {
-        read_pgn_file(&shared_data_dir().join("games/masters.pgn.gz"), 300).expect("games")
-    })
-}
+mod common;
+use common::{games, scripts};
 
 /// Replays `moves_san` from `start_fen`; the reason it fails, if it does.
 fn replay(truth: &Value) -> Result<usize, String> {
