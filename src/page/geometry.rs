@@ -81,6 +81,23 @@ pub fn fit_line(samples: &[(f32, f32)]) -> Option<(f32, f32)> {
     Some(((mv - slope * mu) as f32, slope as f32))
 }
 
+/// The corners of a cloud of points: the points furthest towards the top-left, top-right,
+/// bottom-right and bottom-left (along the diagonals). `None` for no points.
+pub fn diagonal_extremes(points: &[Point]) -> Option<Quad> {
+    let extreme = |score: &dyn Fn(Point) -> f32| {
+        points
+            .iter()
+            .copied()
+            .max_by(|a, b| score(*a).total_cmp(&score(*b)))
+    };
+    Some([
+        extreme(&|[x, y]| -x - y)?,
+        extreme(&|[x, y]| x - y)?,
+        extreme(&|[x, y]| x + y)?,
+        extreme(&|[x, y]| y - x)?,
+    ])
+}
+
 /// `[x, y, w, h]` around a quadrilateral.
 pub fn bounding_box(quad: &Quad) -> [f32; 4] {
     let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);

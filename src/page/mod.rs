@@ -188,18 +188,7 @@ fn table_view(
         let bottom = block.cell(block.row_count() - 1, &left, &right);
         corners.extend([top[0], top[1], bottom[2], bottom[3]]);
     }
-    let pick = |score: &dyn Fn(Point) -> f32| {
-        corners
-            .iter()
-            .copied()
-            .max_by(|a, b| score(*a).total_cmp(&score(*b)))
-    };
-    let outline: Quad = [
-        pick(&|[x, y]| -x - y)?,
-        pick(&|[x, y]| x - y)?,
-        pick(&|[x, y]| x + y)?,
-        pick(&|[x, y]| y - x)?,
-    ];
+    let outline = geometry::diagonal_extremes(&corners)?;
     let side = |a: Point, b: Point| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
     let across = (side(outline[0], outline[1]) + side(outline[3], outline[2])) / 2.0;
     let down = (side(outline[0], outline[3]) + side(outline[1], outline[2])) / 2.0;

@@ -158,18 +158,7 @@ fn fit_quad(outline: &[Point]) -> Option<Quad> {
     if outline.len() < 16 {
         return None;
     }
-    let extreme = |score: &dyn Fn(Point) -> f32| {
-        outline
-            .iter()
-            .copied()
-            .max_by(|a, b| score(*a).total_cmp(&score(*b)))
-    };
-    let rough: Quad = [
-        extreme(&|[x, y]| -x - y)?,
-        extreme(&|[x, y]| x - y)?,
-        extreme(&|[x, y]| x + y)?,
-        extreme(&|[x, y]| -x + y)?,
-    ];
+    let rough = super::geometry::diagonal_extremes(outline)?;
     // Each side as a line through the outline points near the segment between its corners,
     // away from the corners (which are rounded by the blur).
     let mut sides = Vec::with_capacity(4);
