@@ -98,6 +98,15 @@ pub fn diagonal_extremes(points: &[Point]) -> Option<Quad> {
     ])
 }
 
+/// A quadrilateral's mean width (top and bottom sides) and mean height (left and right).
+pub fn mean_sides(quad: &Quad) -> (f32, f32) {
+    let side = |a: Point, b: Point| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+    (
+        (side(quad[0], quad[1]) + side(quad[3], quad[2])) / 2.0,
+        (side(quad[0], quad[3]) + side(quad[1], quad[2])) / 2.0,
+    )
+}
+
 /// `[x, y, w, h]` around a quadrilateral.
 pub fn bounding_box(quad: &Quad) -> [f32; 4] {
     let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);

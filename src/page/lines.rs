@@ -32,16 +32,6 @@ impl Mask {
         self.bits[y * self.width + x]
     }
 
-    pub fn transposed(&self) -> Mask {
-        let mut out = Mask::new(self.height, self.width);
-        for y in 0..self.height {
-            for x in 0..self.width {
-                out.bits[x * self.height + y] = self.bits[y * self.width + x];
-            }
-        }
-        out
-    }
-
     /// How many pixels are set in the rectangle `[x0, x1) x [y0, y1)` (clipped).
     pub fn count(&self, x0: i64, y0: i64, x1: i64, y1: i64) -> usize {
         let (x0, x1) = (
@@ -193,7 +183,7 @@ pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
             .iter()
             .flat_map(|r| (r.x0..=r.x1).map(move |x| (x as f32, r.y as f32)))
             .collect();
-        fitted.extend(trimmed_fit(points));
+        fitted.extend(trimmed_fit(&points));
     }
     // Join pieces that lie on one line: close where they would meet, and of similar tilt.
     let centre = runs.width as f32 / 2.0;
@@ -215,11 +205,14 @@ pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
         });
         match joins {
             Some(g) => {
-                let mut joined = groups[g].clone();
-                joined.extend(points);
-                if let Some(fit) = trimmed_fit(joined) {
-                    group_fit[g] = (fit.intercept, fit.slope);
-                    groups[g] = fit.points;
+                let before = groups[g].len();
+                groups[g].extend(points);
+                match trimmed_fit(&groups[g]) {
+                    Some(fit) => {
+                        group_fit[g] = (fit.intercept, fit.slope);
+                        groups[g] = fit.points;
+                    }
+                    None => groups[g].truncate(before),
                 }
             }
             None => {
@@ -263,10 +256,10 @@ pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
 
 /// A straight fit that drops the points far from it (handwriting touching a ruling), with
 /// the points kept; `None` when too little is left or the piece is not thin.
-fn trimmed_fit(points: Vec<(f32, f32)>) -> Option<LineFit> {
+fn trimmed_fit(points: &[(f32, f32)]) -> Option<LineFit> {
     // First through the median height of each column of points: a blob of handwriting
     // attached to a stretch of the ruling pulls a mean, not a median.
-    let mut by_x = points.clone();
+    let mut by_x = points.to_vec();
     by_x.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let mut medians = Vec::new();
     let mut i = 0;
@@ -279,7 +272,7 @@ fn trimmed_fit(points: Vec<(f32, f32)>) -> Option<LineFit> {
         i = j;
     }
     let (mut intercept, mut slope) = fit_line(&medians)?;
-    let mut kept = points;
+    let mut kept = by_x;
     for tolerance in [3.0, 2.0, 1.5] {
         let close: Vec<(f32, f32)> = kept
             .iter()

@@ -2,6 +2,7 @@
 //! turned upright by its EXIF orientation, with limits that refuse decompression bombs before
 //! any pixel is allocated.
 
+use std::borrow::Cow;
 use std::io::{BufRead, Cursor, Seek};
 use std::path::Path;
 
@@ -72,9 +73,12 @@ impl Sheet {
         self.image.height()
     }
 
-    /// The image as grey levels (0 black, 255 white).
-    pub fn grey(&self) -> GrayImage {
-        self.image.to_luma8()
+    /// The image as grey levels (0 black, 255 white); a grey image is not copied.
+    pub fn grey(&self) -> Cow<'_, GrayImage> {
+        match self.image.as_luma8() {
+            Some(grey) => Cow::Borrowed(grey),
+            None => Cow::Owned(self.image.to_luma8()),
+        }
     }
 }
 

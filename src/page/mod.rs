@@ -79,8 +79,6 @@ pub enum Side {
 pub struct Cell {
     /// 1 = White's first move cell, 2 = Black's first, ...
     pub ply: u32,
-    pub move_number: u32,
-    pub side: Side,
     /// The cell's corners on the ruling lines, in input image pixels.
     pub quad: Quad,
     /// `[x, y, w, h]` around `quad`.
@@ -89,6 +87,20 @@ pub struct Cell {
     pub ink: bool,
     /// Share of the cell's inner part covered by ink (0..1), the evidence behind `ink`.
     pub ink_share: f32,
+}
+
+impl Cell {
+    pub fn move_number(&self) -> u32 {
+        self.ply.div_ceil(2)
+    }
+
+    pub fn side(&self) -> Side {
+        if self.ply % 2 == 1 {
+            Side::White
+        } else {
+            Side::Black
+        }
+    }
 }
 
 /// A block of moves as found: where it is and which moves it holds.
@@ -127,7 +139,7 @@ fn upright_view(grey: &image::GrayImage, quad: &Quad, width: u32) -> Option<pape
     let flat = paper::flatten(grey, quad, width)?;
     let (row_tilt, column_tilt) = lines::ink_tilts(&ink_mask(&flat.image, width / 100), 0.2);
     if row_tilt.abs() > 0.004 || column_tilt.abs() > 0.004 {
-        let quad = paper::untilted_quad(&flat, row_tilt, column_tilt);
+        let quad = paper::untilted_quad(&flat, row_tilt, column_tilt)?;
         return paper::flatten(grey, &quad, width);
     }
     Some(flat)
@@ -182,16 +194,13 @@ fn table_view(
 ) -> Option<Quad> {
     let mut corners: Vec<Point> = Vec::new();
     for block in blocks {
-        let left = block.number_column.map_or(block.move_columns[0], |n| n[0]);
-        let right = block.move_columns[2];
+        let (left, right) = (block.outer_left(), block.move_columns[2]);
         let top = block.cell(0, &left, &right);
         let bottom = block.cell(block.row_count() - 1, &left, &right);
         corners.extend([top[0], top[1], bottom[2], bottom[3]]);
     }
     let outline = geometry::diagonal_extremes(&corners)?;
-    let side = |a: Point, b: Point| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
-    let across = (side(outline[0], outline[1]) + side(outline[3], outline[2])) / 2.0;
-    let down = (side(outline[0], outline[3]) + side(outline[1], outline[2])) / 2.0;
+    let (across, down) = geometry::mean_sides(&outline);
     if across < 50.0 || down < 50.0 {
         return None;
     }
@@ -205,32 +214,13 @@ fn table_view(
     let (w, h) = (flat.image.width() as f32, flat.image.height() as f32);
     let (iw, ih) = (image_size.0 as f32, image_size.1 as f32);
     let to_flat_from_image = flat.to_source.invert();
-    let mut corners: Vec<(f32, f32)> = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)]
-        .map(|c| to_upright * c)
-        .to_vec();
-    for c in [(0.0, 0.0), (iw, 0.0), (iw, ih), (0.0, ih)] {
-        let (u, v) = to_flat_from_image * c;
+    let image_corners: Vec<(f32, f32)> = [(0.0, 0.0), (iw, 0.0), (iw, ih), (0.0, ih)]
+        .into_iter()
+        .map(|c| to_flat_from_image * c)
         // Past the horizon of the sheet's plane a corner has no place in the view.
-        if u.is_finite() && v.is_finite() && u > -w && u < 2.0 * w && v > -h && v < 2.0 * h {
-            corners.push(to_upright * (u, v));
-        }
-    }
-    let (x0, x1) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
-        (lo.min(c.0), hi.max(c.0))
-    });
-    let (y0, y1) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
-        (lo.min(c.1), hi.max(c.1))
-    });
-    if !(x1 - x0 < 4.0 * w && y1 - y0 < 4.0 * h) {
-        return None;
-    }
-    let to_flat = to_upright.invert();
-    let view = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
-    Some(view.map(|corner| {
-        let (u, v) = to_flat * corner;
-        let (x, y) = flat.to_source * (u, v);
-        [x, y]
-    }))
+        .filter(|&(u, v)| u > -w && u < 2.0 * w && v > -h && v < 2.0 * h)
+        .collect();
+    paper::covering_view(flat, &to_upright, &image_corners)
 }
 
 /// Finds the move cells of a scoresheet.
@@ -308,8 +298,6 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
                 let quad = to_image(flat_quad);
                 cells.push(Cell {
                     ply: 2 * move_number - u32::from(side == Side::White),
-                    move_number,
-                    side,
                     quad,
                     bbox: bounding_box(&quad),
                     ink: share >= INK_SHARE,
@@ -318,7 +306,7 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
             }
         }
         let rows = block.row_count();
-        let left = block.number_column.map_or(white_left, |n| n[0]);
+        let left = block.outer_left();
         let top_left = block.cell(0, &left, &black_right);
         let bottom = block.cell(rows - 1, &left, &black_right);
         found_blocks.push(Block {
@@ -360,8 +348,8 @@ impl Cells {
             })).collect::<Vec<_>>(),
             "cells": self.cells.iter().map(|c| json!({
                 "ply": c.ply,
-                "move": c.move_number,
-                "side": match c.side { Side::White => "white", Side::Black => "black" },
+                "move": c.move_number(),
+                "side": match c.side() { Side::White => "white", Side::Black => "black" },
                 "quad": quad(&c.quad),
                 "bbox": c.bbox.map(|v| (v * 10.0).round() / 10.0),
                 "ink": c.ink,

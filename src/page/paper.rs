@@ -13,7 +13,7 @@ use imageproc::geometric_transformations::Projection;
 use imageproc::region_labelling::{connected_components, Connectivity};
 use rayon::prelude::*;
 
-use super::geometry::{fit_line, Point, Quad};
+use super::geometry::{fit_line, mean_sides, Point, Quad};
 
 /// Long side of the thumbnail the paper is looked for in.
 const THUMB_SIDE: u32 = 320;
@@ -227,9 +227,7 @@ pub struct Flat {
 /// height follows the quad's proportions). Sources much larger than the target are first
 /// shrunk by area averaging so that thin lines survive.
 pub fn flatten(grey: &GrayImage, quad: &Quad, width: u32) -> Option<Flat> {
-    let side = |a: Point, b: Point| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
-    let across = (side(quad[0], quad[1]) + side(quad[3], quad[2])) / 2.0;
-    let down = (side(quad[0], quad[3]) + side(quad[1], quad[2])) / 2.0;
+    let (across, down) = mean_sides(quad);
     if !(across > 8.0 && down > 8.0) {
         return None;
     }
@@ -291,25 +289,39 @@ pub fn flatten(grey: &GrayImage, quad: &Quad, width: u32) -> Option<Flat> {
 /// The source quadrilateral that, flattened, straightens rulings that lie tilted in `flat`:
 /// rows rising `row_tilt` pixels per pixel across, columns leaning `column_tilt` per pixel
 /// down. The new view holds all of the old one.
-pub fn untilted_quad(flat: &Flat, row_tilt: f32, column_tilt: f32) -> Quad {
+pub fn untilted_quad(flat: &Flat, row_tilt: f32, column_tilt: f32) -> Option<Quad> {
     // (u', v') = (u - column_tilt v, v - row_tilt u) makes both families axis-aligned.
-    let (a, b) = (row_tilt, column_tilt);
-    let forward = |u: f32, v: f32| (u - b * v, v - a * u);
-    let determinant = 1.0 - a * b;
-    let back = |p: f32, q: f32| ((p + b * q) / determinant, (q + a * p) / determinant);
+    let untilt =
+        Projection::from_matrix([1.0, -column_tilt, 0.0, -row_tilt, 1.0, 0.0, 0.0, 0.0, 1.0])?;
+    covering_view(flat, &untilt, &[])
+}
+
+/// The source quadrilateral of the upright view that `to_upright` (from `flat`'s pixels)
+/// gives, just large enough to hold all of `flat` and the `extra` points (in `flat`'s
+/// pixels); `None` if that view would be absurdly large.
+pub fn covering_view(flat: &Flat, to_upright: &Projection, extra: &[(f32, f32)]) -> Option<Quad> {
     let (w, h) = (flat.image.width() as f32, flat.image.height() as f32);
-    let corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)].map(|(u, v)| forward(u, v));
-    let (p0, p1) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
-        (lo.min(c.0), hi.max(c.0))
-    });
-    let (q0, q1) = corners.iter().fold((f32::MAX, f32::MIN), |(lo, hi), c| {
-        (lo.min(c.1), hi.max(c.1))
-    });
-    [(p0, q0), (p1, q0), (p1, q1), (p0, q1)].map(|(p, q)| {
-        let (u, v) = back(p, q);
+    let bounds = |points: &mut dyn Iterator<Item = (f32, f32)>| {
+        points.fold(
+            (f32::MAX, f32::MAX, f32::MIN, f32::MIN),
+            |(x0, y0, x1, y1), p| {
+                let (x, y) = to_upright * &p;
+                (x0.min(x), y0.min(y), x1.max(x), y1.max(y))
+            },
+        )
+    };
+    let flat_corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)];
+    let (fx0, fy0, fx1, fy1) = bounds(&mut flat_corners.into_iter());
+    let (x0, y0, x1, y1) = bounds(&mut flat_corners.into_iter().chain(extra.iter().copied()));
+    if !(x1 - x0 < 4.0 * (fx1 - fx0) && y1 - y0 < 4.0 * (fy1 - fy0)) {
+        return None;
+    }
+    let back = to_upright.invert();
+    Some([(x0, y0), (x1, y0), (x1, y1), (x0, y1)].map(|corner| {
+        let (u, v) = back * corner;
         let (x, y) = flat.to_source * (u, v);
         [x, y]
-    })
+    }))
 }
 
 #[cfg(test)]

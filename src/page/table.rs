@@ -41,8 +41,13 @@ impl TableBlock {
         ]
     }
 
+    /// The block's left ruling: its number column's, or White's column's.
+    pub fn outer_left(&self) -> VLine {
+        self.number_column.map_or(self.move_columns[0], |n| n[0])
+    }
+
     pub fn left(&self) -> f32 {
-        let v = self.number_column.map_or(self.move_columns[0], |n| n[0]);
+        let v = self.outer_left();
         v.x_at(self.rows[0].y_at(v.intercept))
     }
 
@@ -68,8 +73,8 @@ struct Column {
 
 /// Finds the blocks of moves among the rulings of a flattened page.
 ///
-/// `ink` shows where printed numbers and handwriting are. `expected_rows`, from a layout file, is the number of move rows of each
-/// block in reading order, when known.
+/// `ink` shows where printed numbers and handwriting are. `expected_rows`, from a layout
+/// file, is the number of move rows of each block in reading order, when known.
 pub fn find_blocks(
     horizontals: &[HLine],
     verticals: &[VLine],
@@ -84,7 +89,7 @@ pub fn find_blocks(
         .filter(|v| v.y1 - v.y0 >= min_vertical)
         .collect();
     long.sort_by(|a, b| mid_x(a).total_cmp(&mid_x(b)));
-    if long.len() < 2 {
+    if long.len() < 3 {
         return Err(NoTable(format!(
             "no table: {} long vertical rulings found (a table of moves needs at least 3)",
             long.len()
@@ -146,23 +151,19 @@ pub fn find_blocks(
         let narrow = |c: &Column| c.width < 0.55 * widest;
         let mut i = 0;
         while i < cols.len() {
-            let block = if narrow(cols[i])
+            let (number, white, taken) = if narrow(cols[i])
                 && i + 2 < cols.len()
                 && !narrow(cols[i + 1])
                 && !narrow(cols[i + 2])
             {
-                i += 3;
-                Some((Some(i - 3), i - 2))
+                (Some(i), i + 1, 3)
             } else if !narrow(cols[i]) && i + 1 < cols.len() && !narrow(cols[i + 1]) {
-                i += 2;
-                Some((None, i - 2))
+                (None, i, 2)
             } else {
                 i += 1;
-                None
-            };
-            let Some((number, white)) = block else {
                 continue;
             };
+            i += taken;
             let number_column = number.map(|n| [long[cols[n].left], long[cols[n].right]]);
             let move_columns = [
                 long[cols[white].left],
@@ -339,10 +340,7 @@ fn complete_by_analogy(
     let number_width = number_right.x_at(y) - number_left.x_at(y);
     let white_width = template.move_columns[1].x_at(y) - template.move_columns[0].x_at(y);
     let black_width = template.move_columns[2].x_at(y) - template.move_columns[1].x_at(y);
-    let span = |b: &TableBlock| {
-        let left = b.number_column.map_or(b.move_columns[0], |n| n[0]);
-        (left.x_at(y), b.move_columns[2].x_at(y))
-    };
+    let span = |b: &TableBlock| (b.outer_left().x_at(y), b.move_columns[2].x_at(y));
     let taken: Vec<(f32, f32)> = blocks.iter().map(span).collect();
     let mut added: Vec<TableBlock> = Vec::new();
     for column in columns {
