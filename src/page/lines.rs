@@ -55,68 +55,115 @@ impl Mask {
 
 /// Ink: pixels clearly darker than the mean of the `(2 radius + 1)²` box around them.
 pub fn ink_mask(image: &GrayImage, radius: u32) -> Mask {
-    dark_mask(image, radius, (0, 0), 0.86, 12.0)
+    single(image, radius, INK)
+}
+
+/// Writing, faint pencil included: pixels whose 3 x 3 neighbourhood is a little darker than
+/// the `radius` box around them (the small average keeps sensor noise out).
+pub fn writing_mask(image: &GrayImage, radius: u32) -> Mask {
+    single(image, radius, WRITING)
 }
 
 /// Faint rulings: pixels whose short stretch along a line (`probe` = half lengths along x
 /// and y, e.g. `(4, 0)` for horizontal lines) is darker than the neighbourhood. Averaging
 /// along the line lifts a faint, blurred or noisy ruling above the noise.
 pub fn line_ink_mask(image: &GrayImage, radius: u32, probe: (u32, u32)) -> Mask {
-    dark_mask(image, radius, probe, 0.95, 6.0)
+    single(image, radius, ruling(probe))
 }
 
-/// Pixels where the mean of the `probe` box is below `ratio` times the mean of the
-/// `radius` box and at least `min_difference` darker.
-fn dark_mask(
-    image: &GrayImage,
-    radius: u32,
-    probe: (u32, u32),
-    ratio: f32,
-    min_difference: f32,
-) -> Mask {
+/// What makes a pixel dark: the mean of the `probe` box around it (half sizes; `(0, 0)` is
+/// the pixel itself) is below `ratio` times the mean of the neighbourhood and at least
+/// `min_difference` grey levels darker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Darker {
+    pub probe: (u32, u32),
+    pub ratio: f32,
+    pub min_difference: f32,
+}
+
+/// Clear ink: printed text, numbers and firm handwriting.
+pub const INK: Darker = Darker {
+    probe: (0, 0),
+    ratio: 0.86,
+    min_difference: 12.0,
+};
+
+/// Writing, faint pencil included.
+pub const WRITING: Darker = Darker {
+    probe: (1, 1),
+    ratio: 0.93,
+    min_difference: 8.0,
+};
+
+/// A ruling along `probe`.
+pub const fn ruling(probe: (u32, u32)) -> Darker {
+    Darker {
+        probe,
+        ratio: 0.95,
+        min_difference: 6.0,
+    }
+}
+
+fn single(image: &GrayImage, radius: u32, test: Darker) -> Mask {
+    let [mask] = dark_masks(image, radius, [test]);
+    mask
+}
+
+/// One mask per test, all against the mean of the `(2 radius + 1)²` box around each pixel,
+/// computed once.
+pub fn dark_masks<const N: usize>(image: &GrayImage, radius: u32, tests: [Darker; N]) -> [Mask; N] {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let raw = image.as_raw();
     // Integral image with a zero row and column in front.
-    let mut integral = vec![0u64; (w + 1) * (h + 1)];
+    let stride = w + 1;
+    let mut integral = vec![0u32; stride * (h + 1)];
     for y in 0..h {
-        let mut row_sum = 0u64;
+        let mut row_sum = 0u32;
         for x in 0..w {
-            row_sum += raw[y * w + x] as u64;
-            integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + row_sum;
+            row_sum += raw[y * w + x] as u32;
+            integral[(y + 1) * stride + x + 1] = integral[y * stride + x + 1] + row_sum;
         }
     }
-    let mean = |x: usize, y: usize, rx: i64, ry: i64| {
-        let (x0, x1) = (
-            (x as i64 - rx).max(0) as usize,
-            (x as i64 + rx + 1).min(w as i64) as usize,
-        );
-        let (y0, y1) = (
-            (y as i64 - ry).max(0) as usize,
-            (y as i64 + ry + 1).min(h as i64) as usize,
-        );
-        let sum = integral[y1 * (w + 1) + x1] + integral[y0 * (w + 1) + x0]
-            - integral[y0 * (w + 1) + x1]
-            - integral[y1 * (w + 1) + x0];
-        sum as f32 / ((x1 - x0) * (y1 - y0)) as f32
-    };
-    let r = radius as i64;
-    let (px, py) = (probe.0 as i64, probe.1 as i64);
-    let mut mask = Mask::new(w, h);
-    mask.bits
-        .par_chunks_mut(w)
+    let r = radius as usize;
+    // Bit i of a pixel's flags: test i holds there.
+    let mut flags = vec![0u8; w * h];
+    flags
+        .par_chunks_mut(w.max(1))
         .enumerate()
         .for_each(|(y, row)| {
-            for (x, bit) in row.iter_mut().enumerate() {
-                let around = mean(x, y, r, r);
-                let here = if px == 0 && py == 0 {
-                    raw[y * w + x] as f32
-                } else {
-                    mean(x, y, px, py)
-                };
-                *bit = here < around * ratio && around - here > min_difference;
+            // Box sums from the integral image, rows fixed for this line of pixels.
+            let rows = |half: usize| {
+                let (y0, y1) = (y.saturating_sub(half), (y + half + 1).min(h));
+                (y0 * stride, y1 * stride, (y1 - y0) as f32)
+            };
+            let mean = |(top, bottom, height): (usize, usize, f32), x: usize, half: usize| {
+                let (x0, x1) = (x.saturating_sub(half), (x + half + 1).min(w));
+                let sum = integral[bottom + x1] + integral[top + x0]
+                    - integral[top + x1]
+                    - integral[bottom + x0];
+                sum as f32 / ((x1 - x0) as f32 * height)
+            };
+            let around_rows = rows(r);
+            let probe_rows = tests.map(|t| rows(t.probe.1 as usize));
+            for (x, flag) in row.iter_mut().enumerate() {
+                let around = mean(around_rows, x, r);
+                for (i, test) in tests.iter().enumerate() {
+                    let here = if test.probe == (0, 0) {
+                        raw[y * w + x] as f32
+                    } else {
+                        mean(probe_rows[i], x, test.probe.0 as usize)
+                    };
+                    if here < around * test.ratio && around - here > test.min_difference {
+                        *flag |= 1 << i;
+                    }
+                }
             }
         });
-    mask
+    std::array::from_fn(|i| Mask {
+        width: w,
+        height: h,
+        bits: flags.iter().map(|f| f & (1 << i) != 0).collect(),
+    })
 }
 
 /// The ink pixels that lie on horizontal runs at least `min_run` long; a run may wobble by a
@@ -404,7 +451,7 @@ pub fn ink_tilts(ink: &Mask, max_slope: f32) -> (f32, f32) {
 
 /// The tilt (dy/dx) within `max_slope` that makes the points' rows most concentrated.
 fn dominant_slope(points: &[(u16, u16)], w: usize, h: usize, max_slope: f32) -> f32 {
-    let step = (points.len() / 60_000).max(1);
+    let step = (points.len() / 30_000).max(1);
     let sample: Vec<(u16, u16)> = points.iter().step_by(step).copied().collect();
     let score = |slope: f32| -> f64 {
         let shift = (slope.abs() * w as f32).ceil() as i64 + 2;

@@ -136,16 +136,18 @@ const INK_MARGIN: (f32, f32) = (0.06, 0.16);
 /// sheet's outline leaves some tilt (a scan is not flattened at all, and a photo's outline
 /// may be lost in shadow), which is measured on the ink and taken out.
 fn upright_view(grey: &image::GrayImage, quad: &Quad, width: u32) -> Option<paper::Flat> {
-    let flat = paper::flatten(grey, quad, width)?;
+    // Both looks at the sheet sample one reduced copy of the image.
+    let source = paper::Reduced::new(grey, geometry::mean_sides(quad).0, width);
+    let flat = paper::flatten_from(&source, quad, width)?;
     let (row_tilt, column_tilt) = lines::ink_tilts(&ink_mask(&flat.image, width / 100), 0.2);
     if row_tilt.abs() > 0.004 || column_tilt.abs() > 0.004 {
         let quad = paper::untilted_quad(&flat, row_tilt, column_tilt)?;
-        return paper::flatten(grey, &quad, width);
+        return paper::flatten_from(&source, &quad, width);
     }
     Some(flat)
 }
 
-/// The blocks of moves in a flattened view, and its ink.
+/// The blocks of moves in a flattened view, and its writing (faint pencil included).
 fn detect(
     flat: &paper::Flat,
     expected_rows: Option<&[u32]>,
@@ -156,12 +158,14 @@ fn detect(
     let radius = (fw / 100) as u32;
     let probe = (fw / 300) as u32;
     let min_run = fw / 40;
-    let ((ink, horizontal_pixels), vertical_pixels) = rayon::join(
+    let ((ink, writing, horizontal_pixels), vertical_pixels) = rayon::join(
         || {
-            rayon::join(
-                || ink_mask(&flat.image, radius),
-                || horizontal_runs(&line_ink_mask(&flat.image, radius, (probe, 0)), min_run, 3),
-            )
+            let [ink, writing, horizontal] = lines::dark_masks(
+                &flat.image,
+                radius,
+                [lines::INK, lines::WRITING, lines::ruling((probe, 0))],
+            );
+            (ink, writing, horizontal_runs(&horizontal, min_run, 3))
         },
         || {
             let transposed = image::imageops::rotate90(&flat.image);
@@ -174,7 +178,7 @@ fn detect(
     let horizontals = fit_rulings(&horizontal_pixels, min_line, max_gap);
     let verticals = fit_vertical_rulings(&vertical_pixels, min_line, max_gap);
     let blocks = table::find_blocks(&horizontals, &verticals, &ink, expected_rows)?;
-    Ok((blocks, ink))
+    Ok((blocks, writing))
 }
 
 /// `rotate90` turns the view clockwise, so its rows run bottom to top along the original
@@ -258,7 +262,7 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
         }
     }
     // Otherwise the long way: the whole sheet at full resolution, then the table's view.
-    let (flat, (blocks, ink)) = match found {
+    let (flat, (blocks, writing)) = match found {
         Some(found) => found,
         None => {
             let degenerate =
@@ -294,7 +298,7 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
                 (Side::Black, &between, &black_right),
             ] {
                 let flat_quad = block.cell(row, left, right);
-                let share = table::ink_share(&flat_quad, &ink, INK_MARGIN);
+                let share = table::ink_share(&flat_quad, &writing, INK_MARGIN);
                 let quad = to_image(flat_quad);
                 cells.push(Cell {
                     ply: 2 * move_number - u32::from(side == Side::White),

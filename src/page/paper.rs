@@ -5,7 +5,8 @@
 //! whose crossings are the corners. The grid search later fits every ruling line on its own,
 //! so the page only needs to be found well enough to make those lines nearly axis-aligned.
 
-use image::imageops;
+use std::borrow::Cow;
+
 use image::{GrayImage, Luma};
 use imageproc::contrast::otsu_level;
 use imageproc::filter::gaussian_blur_f32;
@@ -39,15 +40,13 @@ pub fn find_paper(grey: &GrayImage) -> Paper {
         ],
         fills_image: true,
     };
-    let scale = THUMB_SIDE as f32 / width.max(height) as f32;
-    if scale >= 1.0 || width < 16 || height < 16 {
+    let shrink = width.max(height) / THUMB_SIDE;
+    if shrink < 2 || width < 16 || height < 16 {
         return whole;
     }
-    let (tw, th) = (
-        ((width as f32 * scale).round() as u32).max(4),
-        ((height as f32 * scale).round() as u32).max(4),
-    );
-    let thumb = gaussian_blur_f32(&imageops::thumbnail(grey, tw, th), 1.2);
+    let scale = 1.0 / shrink as f32;
+    let thumb = gaussian_blur_f32(&box_shrink(grey, shrink), 1.2);
+    let (tw, th) = thumb.dimensions();
     let level = otsu_level(&thumb);
     let (mut bright_sum, mut bright_n, mut dark_sum, mut dark_n) = (0u64, 0u64, 0u64, 0u64);
     for p in thumb.pixels() {
@@ -113,7 +112,7 @@ pub fn find_paper(grey: &GrayImage) -> Paper {
     let Some(corners) = fit_quad(&outline) else {
         return whole;
     };
-    if !plausible_sheet(&corners, (tw * th) as f32) {
+    if !plausible_sheet(&corners, (tw * th) as f32) || !stands_out(&thumb, &corners) {
         return whole;
     }
     let quad = corners.map(|[x, y]| [x / scale, y / scale]);
@@ -150,6 +149,30 @@ fn plausible_sheet(quad: &Quad, image_area: f32) -> bool {
     }
     let ratio = |a: f32, b: f32| a.max(b) / a.min(b).max(1e-3);
     ratio(length(side(0)), length(side(2))) < 1.5 && ratio(length(side(1)), length(side(3))) < 1.5
+}
+
+/// Whether the quadrilateral is clearly brighter than what lies around it, as a sheet on a
+/// desk is. A bright patch inside a scanned page (a stretch of empty table) is not: paper
+/// surrounds it.
+fn stands_out(thumb: &GrayImage, quad: &Quad) -> bool {
+    let inside = |x: f32, y: f32| {
+        (0..4).all(|i| {
+            let (a, b) = (quad[i], quad[(i + 1) % 4]);
+            (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]) >= 0.0
+        })
+    };
+    let (mut sums, mut counts) = ([0u64; 2], [0u64; 2]);
+    for (x, y, p) in thumb.enumerate_pixels() {
+        let k = usize::from(inside(x as f32 + 0.5, y as f32 + 0.5));
+        sums[k] += p.0[0] as u64;
+        counts[k] += 1;
+    }
+    if counts[0] * 20 < counts[0] + counts[1] {
+        // The sheet fills nearly all of the picture: nothing around it to compare with.
+        return true;
+    }
+    let mean = |k: usize| sums[k] as f32 / counts[k].max(1) as f32;
+    mean(1) - mean(0) >= 25.0
 }
 
 /// Four sides fitted to an outline: corners first from the extreme points along the diagonals,
@@ -223,29 +246,81 @@ pub struct Flat {
     pub to_source: Projection,
 }
 
+/// A grey image shrunk by area averaging (so that thin lines survive) to about the
+/// resolution a view needs; shared by the views taken at that resolution.
+pub struct Reduced<'a> {
+    pub image: Cow<'a, GrayImage>,
+    /// Source pixels per reduced pixel, across and down.
+    pub factor: (f32, f32),
+}
+
+impl<'a> Reduced<'a> {
+    /// `grey` shrunk by the largest whole factor that still leaves `needed` pixels where
+    /// `across` pixels are now (not shrunk at all if that factor is 1).
+    pub fn new(grey: &'a GrayImage, across: f32, needed: u32) -> Reduced<'a> {
+        let shrink = ((across / needed as f32).floor() as u32).max(1);
+        if shrink < 2 {
+            return Reduced {
+                image: Cow::Borrowed(grey),
+                factor: (1.0, 1.0),
+            };
+        }
+        let (sw, sh) = (grey.width() / shrink, grey.height() / shrink);
+        if sw == 0 || sh == 0 {
+            return Reduced {
+                image: Cow::Borrowed(grey),
+                factor: (1.0, 1.0),
+            };
+        }
+        Reduced {
+            image: Cow::Owned(box_shrink(grey, shrink)),
+            factor: (shrink as f32, shrink as f32),
+        }
+    }
+}
+
+/// `grey` shrunk by a whole `factor`: each pixel the mean of a `factor` x `factor` block
+/// (a partial block at the right and bottom edges is dropped).
+fn box_shrink(grey: &GrayImage, factor: u32) -> GrayImage {
+    let k = factor as usize;
+    let (w, h) = (grey.width() as usize / k, grey.height() as usize / k);
+    let stride = grey.width() as usize;
+    let raw = grey.as_raw();
+    let area = (k * k) as u32;
+    let mut out = GrayImage::new(w as u32, h as u32);
+    out.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let mut sums = vec![0u32; w];
+        for line in raw[y * k * stride..(y + 1) * k * stride].chunks_exact(stride) {
+            for (sum, block) in sums.iter_mut().zip(line.chunks_exact(k)) {
+                *sum += block.iter().map(|&v| v as u32).sum::<u32>();
+            }
+        }
+        for (pixel, sum) in row.iter_mut().zip(sums) {
+            *pixel = ((sum + area / 2) / area) as u8;
+        }
+    });
+    out
+}
+
 /// Warps the quadrilateral `quad` of `grey` to an upright rectangle `width` pixels wide (the
 /// height follows the quad's proportions). Sources much larger than the target are first
 /// shrunk by area averaging so that thin lines survive.
 pub fn flatten(grey: &GrayImage, quad: &Quad, width: u32) -> Option<Flat> {
+    let (across, _) = mean_sides(quad);
+    flatten_from(&Reduced::new(grey, across, width), quad, width)
+}
+
+/// [`flatten`] from an image already reduced; `quad` and the result's `to_source` are in the
+/// pixels of the image before reduction.
+pub fn flatten_from(source: &Reduced, quad: &Quad, width: u32) -> Option<Flat> {
     let (across, down) = mean_sides(quad);
     if !(across > 8.0 && down > 8.0) {
         return None;
     }
     let aspect = (down / across).clamp(0.25, 4.0);
     let height = ((width as f32 * aspect).round() as u32).max(8);
-    let shrink = ((across / width as f32).floor() as u32).max(1);
-    let (source, factor) = if shrink >= 2 {
-        let (sw, sh) = (
-            (grey.width() / shrink).max(1),
-            (grey.height() / shrink).max(1),
-        );
-        (
-            std::borrow::Cow::Owned(imageops::thumbnail(grey, sw, sh)),
-            grey.width() as f32 / sw as f32,
-        )
-    } else {
-        (std::borrow::Cow::Borrowed(grey), 1.0)
-    };
+    let (scale_x, scale_y) = source.factor;
+    let source = &source.image;
     let corners = [
         (0.0, 0.0),
         (width as f32, 0.0),
@@ -253,15 +328,8 @@ pub fn flatten(grey: &GrayImage, quad: &Quad, width: u32) -> Option<Flat> {
         (0.0, height as f32),
     ];
     let to_source = Projection::from_control_points(corners, quad.map(|[x, y]| (x, y)))?;
-    let to_sample = Projection::from_control_points(
-        corners,
-        quad.map(|[x, y]| {
-            (
-                x / factor,
-                y / (grey.height() as f32 / source.height() as f32),
-            )
-        }),
-    )?;
+    let to_sample =
+        Projection::from_control_points(corners, quad.map(|[x, y]| (x / scale_x, y / scale_y)))?;
     let (sw, sh) = (source.width() as i64, source.height() as i64);
     let raw = source.as_raw();
     let mut image = GrayImage::new(width, height);
@@ -275,11 +343,23 @@ pub fn flatten(grey: &GrayImage, quad: &Quad, width: u32) -> Option<Flat> {
                 let (x0, y0) = (u.floor(), v.floor());
                 let (fx, fy) = (u - x0, v - y0);
                 let (x0, y0) = (x0 as i64, y0 as i64);
-                let px = |x: i64, y: i64| {
-                    raw[(y.clamp(0, sh - 1) * sw + x.clamp(0, sw - 1)) as usize] as f32
+                let [a, b, c, d] = if x0 >= 0 && y0 >= 0 && x0 + 1 < sw && y0 + 1 < sh {
+                    let i = (y0 * sw + x0) as usize;
+                    let j = i + sw as usize;
+                    [raw[i], raw[i + 1], raw[j], raw[j + 1]].map(f32::from)
+                } else {
+                    let px = |x: i64, y: i64| {
+                        raw[(y.clamp(0, sh - 1) * sw + x.clamp(0, sw - 1)) as usize] as f32
+                    };
+                    [
+                        px(x0, y0),
+                        px(x0 + 1, y0),
+                        px(x0, y0 + 1),
+                        px(x0 + 1, y0 + 1),
+                    ]
                 };
-                let top = px(x0, y0) * (1.0 - fx) + px(x0 + 1, y0) * fx;
-                let bottom = px(x0, y0 + 1) * (1.0 - fx) + px(x0 + 1, y0 + 1) * fx;
+                let top = a * (1.0 - fx) + b * fx;
+                let bottom = c * (1.0 - fx) + d * fx;
                 *out = (top * (1.0 - fy) + bottom * fy).round() as u8;
             }
         });
@@ -352,6 +432,30 @@ mod tests {
             let error = ((found[0] - truth[0]).powi(2) + (found[1] - truth[1]).powi(2)).sqrt();
             assert!(error < 6.0, "corner {found:?} vs {truth:?}");
         }
+    }
+
+    #[test]
+    fn a_bright_patch_amid_paper_is_not_a_sheet() {
+        let quad: Quad = [[20.0, 20.0], [80.0, 20.0], [80.0, 100.0], [20.0, 100.0]];
+        let amid_paper = GrayImage::from_pixel(100, 120, Luma([230]));
+        assert!(!stands_out(&amid_paper, &quad));
+        let on_a_desk = GrayImage::from_fn(100, 120, |x, y| {
+            Luma([if (20..80).contains(&x) && (20..100).contains(&y) {
+                230
+            } else {
+                80
+            }])
+        });
+        assert!(stands_out(&on_a_desk, &quad));
+    }
+
+    #[test]
+    fn box_shrink_averages_whole_blocks() {
+        let grey = GrayImage::from_fn(5, 4, |x, y| Luma([(10 * x + 100 * (y % 2)) as u8]));
+        let small = box_shrink(&grey, 2);
+        assert_eq!(small.dimensions(), (2, 2));
+        // Block (0, 0): 0, 10, 100, 110; block (1, 0): 20, 30, 120, 130.
+        assert_eq!(small.as_raw(), &vec![55, 75, 55, 75]);
     }
 
     #[test]
