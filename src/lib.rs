@@ -4,6 +4,7 @@
 //! The stages, each a module, with data flowing one way through plain types:
 //! - [`page`]: an image of a sheet ([`page::Sheet`]) to its move cells, each with its ply
 //!   ([`page::Cells`]);
+//! - [`recognize`]: a cell's character posteriors and the CTC likelihood of any text;
 //! - [`notation`]: how players write moves, in every language;
 //! - [`decode`]: what was written in each cell ([`decode::CellEvidence`]) to the legal game
 //!   most consistent with it ([`decode::Game`]);
@@ -16,6 +17,7 @@ pub mod decode;
 pub mod games;
 pub mod notation;
 pub mod page;
+pub mod recognize;
 pub mod report;
 pub mod start;
 pub mod synth;

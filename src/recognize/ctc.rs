@@ -1,0 +1,297 @@
+//! Connectionist temporal classification (CTC) over one cell's character posteriors: the text
+//! the model reads best (best path), and the likelihood of any candidate text (the forward
+//! algorithm, in log space), which is what the decoder scores legal moves with.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The characters a model reads; class 0 is the CTC blank, class `i + 1` is `chars[i]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Charset {
+    chars: Vec<char>,
+    index: HashMap<char, usize>,
+}
+
+impl Charset {
+    /// A charset of distinct characters, in the model's class order (after the blank).
+    pub fn new(chars: &[char]) -> Result<Charset, String> {
+        let mut index = HashMap::with_capacity(chars.len());
+        for (i, &c) in chars.iter().enumerate() {
+            if index.insert(c, i + 1).is_some() {
+                return Err(format!("the charset holds {c:?} twice"));
+            }
+        }
+        Ok(Charset {
+            chars: chars.to_vec(),
+            index,
+        })
+    }
+
+    /// Classes, the blank included.
+    pub fn classes(&self) -> usize {
+        self.chars.len() + 1
+    }
+
+    /// The class of a character, if the model reads it.
+    pub fn class(&self, c: char) -> Option<usize> {
+        self.index.get(&c).copied()
+    }
+
+    /// The character of a class (`None` for the blank or a class out of range).
+    pub fn char(&self, class: usize) -> Option<char> {
+        class
+            .checked_sub(1)
+            .and_then(|i| self.chars.get(i))
+            .copied()
+    }
+}
+
+/// One cell's log-posteriors: `frames` x `classes` natural logs, each frame's summing to 1
+/// in probability, row-major (frame by frame).
+#[derive(Debug, Clone)]
+pub struct Posteriors {
+    pub charset: Arc<Charset>,
+    frames: usize,
+    log_probs: Vec<f32>,
+}
+
+/// `ln(e^a + e^b)` without overflow; `-inf` is the log of zero.
+fn log_add(a: f32, b: f32) -> f32 {
+    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    if lo == f32::NEG_INFINITY {
+        hi
+    } else {
+        hi + (lo - hi).exp().ln_1p()
+    }
+}
+
+impl Posteriors {
+    /// `log_probs` holds `frames * charset.classes()` values, frame by frame.
+    pub fn new(charset: Arc<Charset>, log_probs: Vec<f32>) -> Result<Posteriors, String> {
+        let classes = charset.classes();
+        if log_probs.is_empty() || !log_probs.len().is_multiple_of(classes) {
+            return Err(format!(
+                "{} log-probabilities are not whole frames of {classes} classes",
+                log_probs.len()
+            ));
+        }
+        if log_probs.iter().any(|p| p.is_nan() || *p > 1e-3) {
+            return Err("log-probabilities must be numbers at most 0".into());
+        }
+        Ok(Posteriors {
+            frames: log_probs.len() / classes,
+            charset,
+            log_probs,
+        })
+    }
+
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    fn at(&self, frame: usize, class: usize) -> f32 {
+        self.log_probs[frame * self.charset.classes() + class]
+    }
+
+    /// The best path: the most likely class in every frame, repeats merged and blanks
+    /// dropped; with the path's probability (the product of those frames' maxima), a
+    /// lower bound on the text's probability, in 0..=1.
+    pub fn best_path(&self) -> (String, f32) {
+        let classes = self.charset.classes();
+        let (mut text, mut log_p, mut previous) = (String::new(), 0.0f32, 0usize);
+        for frame in self.log_probs.chunks_exact(classes) {
+            let (best, &p) = frame
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .expect("a frame has classes");
+            log_p += p;
+            if best != 0 && best != previous {
+                text.extend(self.charset.char(best));
+            }
+            previous = best;
+        }
+        (text, log_p.exp())
+    }
+
+    /// Natural-log likelihood that the cell shows `text`: the sum over every alignment of
+    /// the text to the frames (forward algorithm). `-inf` when the text cannot be read here
+    /// (a character the model does not know, or too long for the frames).
+    pub fn log_likelihood(&self, text: &[char]) -> f32 {
+        let mut labels = Vec::with_capacity(text.len());
+        for &c in text {
+            match self.charset.class(c) {
+                Some(class) => labels.push(class),
+                None => return f32::NEG_INFINITY,
+            }
+        }
+        // The extended sequence: blank, l1, blank, l2, ..., blank.
+        let states = 2 * labels.len() + 1;
+        let label_of = |s: usize| {
+            if s.is_multiple_of(2) {
+                0
+            } else {
+                labels[s / 2]
+            }
+        };
+        let mut alpha = vec![f32::NEG_INFINITY; states];
+        let mut next = vec![f32::NEG_INFINITY; states];
+        alpha[0] = self.at(0, 0);
+        if states > 1 {
+            alpha[1] = self.at(0, label_of(1));
+        }
+        for t in 1..self.frames {
+            // Only states from which the rest of the sequence still fits in the frames left.
+            let remaining = self.frames - t;
+            let lowest = states.saturating_sub(2 * remaining + 2);
+            for s in 0..states {
+                if s < lowest {
+                    next[s] = f32::NEG_INFINITY;
+                    continue;
+                }
+                let mut sum = alpha[s];
+                if s >= 1 {
+                    sum = log_add(sum, alpha[s - 1]);
+                }
+                // Skipping the blank between two different labels.
+                if s >= 2 && s % 2 == 1 && label_of(s) != label_of(s - 2) {
+                    sum = log_add(sum, alpha[s - 2]);
+                }
+                next[s] = if sum == f32::NEG_INFINITY {
+                    sum
+                } else {
+                    sum + self.at(t, label_of(s))
+                };
+            }
+            std::mem::swap(&mut alpha, &mut next);
+        }
+        if states == 1 {
+            alpha[0]
+        } else {
+            log_add(alpha[states - 1], alpha[states - 2])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn charset() -> Arc<Charset> {
+        Arc::new(Charset::new(&['a', 'b']).unwrap())
+    }
+
+    /// Log-softmax rows from arbitrary scores.
+    fn posteriors(scores: &[[f32; 3]]) -> Posteriors {
+        let mut logs = Vec::new();
+        for row in scores {
+            let total = row.iter().map(|s| s.exp()).sum::<f32>().ln();
+            logs.extend(row.iter().map(|s| s - total));
+        }
+        Posteriors::new(charset(), logs).unwrap()
+    }
+
+    /// The CTC collapse of a frame path: repeats merged, blanks dropped.
+    fn collapse(path: &[usize]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut previous = 0;
+        for &c in path {
+            if c != 0 && c != previous {
+                out.push(c);
+            }
+            previous = c;
+        }
+        out
+    }
+
+    /// The likelihood of `text` by summing over all 3^T frame paths.
+    fn brute_force(p: &Posteriors, text: &[char]) -> f32 {
+        let labels: Vec<usize> = text.iter().map(|&c| p.charset.class(c).unwrap()).collect();
+        let t = p.frames();
+        let mut total = 0.0f64;
+        for code in 0..3usize.pow(t as u32) {
+            let path: Vec<usize> = (0..t).map(|i| code / 3usize.pow(i as u32) % 3).collect();
+            if collapse(&path) == labels {
+                total += path
+                    .iter()
+                    .enumerate()
+                    .map(|(f, &c)| p.at(f, c) as f64)
+                    .sum::<f64>()
+                    .exp();
+            }
+        }
+        total.ln() as f32
+    }
+
+    #[test]
+    fn forward_equals_the_sum_over_all_alignments() {
+        let scores = [
+            [0.3, 1.2, -0.4],
+            [1.1, 0.2, 0.9],
+            [-0.5, 0.7, 1.4],
+            [0.8, -1.0, 0.1],
+            [0.0, 0.6, 0.6],
+        ];
+        for frames in 1..=5 {
+            let p = posteriors(&scores[..frames]);
+            for text in ["", "a", "b", "ab", "ba", "aa", "abb", "aba", "bab"] {
+                let text: Vec<char> = text.chars().collect();
+                let expected = brute_force(&p, &text);
+                let got = p.log_likelihood(&text);
+                if expected == f32::NEG_INFINITY {
+                    assert_eq!(got, f32::NEG_INFINITY, "{frames} frames, {text:?}");
+                } else {
+                    assert!(
+                        (got - expected).abs() < 1e-4,
+                        "{frames} frames, {text:?}: {got} vs {expected}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_text_shares_the_probability() {
+        // Over all texts of any length the likelihoods sum to 1.
+        let p = posteriors(&[[0.2, 0.9, -0.3], [1.0, 0.1, 0.4], [0.3, 0.3, 0.8]]);
+        let mut texts = vec![String::new()];
+        for len in 1..=3 {
+            for code in 0..2usize.pow(len) {
+                texts.push(
+                    (0..len)
+                        .map(|i| if code >> i & 1 == 0 { 'a' } else { 'b' })
+                        .collect(),
+                );
+            }
+        }
+        let total: f32 = texts
+            .iter()
+            .map(|t| p.log_likelihood(&t.chars().collect::<Vec<_>>()).exp())
+            .sum();
+        assert!((total - 1.0).abs() < 1e-4, "{total}");
+    }
+
+    #[test]
+    fn best_path_merges_repeats_and_drops_blanks() {
+        // a a - b b - a  ->  "aba"
+        let strong = |class: usize| {
+            let mut row = [-4.0f32; 3];
+            row[class] = 4.0;
+            row
+        };
+        let p = posteriors(&[1, 1, 0, 2, 2, 0, 1].map(strong));
+        let (text, probability) = p.best_path();
+        assert_eq!(text, "aba");
+        assert!(probability > 0.99 && probability <= 1.0, "{probability}");
+        assert_eq!(p.log_likelihood(&['x']), f32::NEG_INFINITY);
+        assert!(p.log_likelihood(&['a', 'b', 'a']) > p.log_likelihood(&['a', 'b']));
+    }
+
+    #[test]
+    fn refuses_malformed_posteriors_and_charsets() {
+        assert!(Posteriors::new(charset(), vec![-1.0; 7]).is_err());
+        assert!(Posteriors::new(charset(), vec![]).is_err());
+        assert!(Posteriors::new(charset(), vec![f32::NAN, -1.0, -1.0]).is_err());
+        assert!(Charset::new(&['a', 'a']).is_err());
+    }
+}
