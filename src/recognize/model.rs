@@ -1,0 +1,212 @@
+//! The cell reader: an ONNX model, run with ONNX Runtime through `ort`, that turns cell crops
+//! into character posteriors.
+//!
+//! A model is a single-file `NAME.onnx` with `NAME.json` beside it saying its input (name,
+//! height, width), its output (name; the blank is class 0) and its charset. Input pixels are
+//! ink in 0..=1: `(255 - grey) / 255`. ONNX Runtime is the shared library `scripts/setup`
+//! fetches from PyPI, found through `ORT_DYLIB_PATH`; one runtime environment serves the
+//! whole process.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use image::imageops::{self, FilterType};
+use image::GrayImage;
+use ndarray::Array4;
+use ort::environment::Environment;
+use ort::session::Session;
+use ort::value::TensorRef;
+use serde::Deserialize;
+
+use super::ctc::{Charset, Posteriors};
+
+/// Cells run through the model at once.
+pub const BATCH: usize = 64;
+
+/// The reader could not be loaded or run: what, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecognizeError(pub String);
+
+impl fmt::Display for RecognizeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RecognizeError {}
+
+/// What `NAME.json` says of a model.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ModelCard {
+    pub name: String,
+    pub version: String,
+    pub input: InputSpec,
+    pub output: OutputSpec,
+    /// The characters of classes 1, 2, ... (class 0 is the blank).
+    pub charset: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct InputSpec {
+    pub name: String,
+    pub height: u32,
+    pub width: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct OutputSpec {
+    pub name: String,
+    pub blank: usize,
+}
+
+/// The process's ONNX Runtime, loaded once from `ORT_DYLIB_PATH`.
+fn environment() -> Result<&'static Environment, RecognizeError> {
+    static ENVIRONMENT: OnceLock<Result<Environment, String>> = OnceLock::new();
+    ENVIRONMENT
+        .get_or_init(|| {
+            let path = std::env::var_os("ORT_DYLIB_PATH")
+                .map(PathBuf::from)
+                .ok_or("ORT_DYLIB_PATH is not set (run scripts/setup; cargo sets it)")?;
+            if !path.is_file() {
+                return Err(format!(
+                    "ONNX Runtime library {} not found (run scripts/setup)",
+                    path.display()
+                ));
+            }
+            ort::init_from(&path)
+                .map_err(|e| format!("{}: cannot load ONNX Runtime: {e}", path.display()))?
+                .with_name("scoresheet")
+                .build()
+                .map_err(|e| format!("ONNX Runtime: {e}"))
+        })
+        .as_ref()
+        .map_err(|e| RecognizeError(e.clone()))
+}
+
+/// A loaded cell reader.
+pub struct Reader {
+    // ort runs a session through `&mut`: batches take turns.
+    session: Mutex<Session>,
+    pub card: ModelCard,
+    charset: Arc<Charset>,
+}
+
+impl Reader {
+    /// Loads `model` (`.onnx`) and the card beside it (`.json`).
+    pub fn load(model: &Path) -> Result<Reader, RecognizeError> {
+        let name = model.display().to_string();
+        let card_path = model.with_extension("json");
+        let card_text = std::fs::read_to_string(&card_path)
+            .map_err(|e| RecognizeError(format!("{}: {e}", card_path.display())))?;
+        let card: ModelCard = serde_json::from_str(&card_text)
+            .map_err(|e| RecognizeError(format!("{}: {e}", card_path.display())))?;
+        if card.output.blank != 0 {
+            return Err(RecognizeError(format!(
+                "{}: the blank must be class 0",
+                card_path.display()
+            )));
+        }
+        if card.input.height == 0 || card.input.width == 0 {
+            return Err(RecognizeError(format!(
+                "{}: the input has no size",
+                card_path.display()
+            )));
+        }
+        let chars: Vec<char> = card.charset.chars().collect();
+        let charset = Arc::new(
+            Charset::new(&chars)
+                .map_err(|e| RecognizeError(format!("{}: {e}", card_path.display())))?,
+        );
+        let session = Session::builder(environment()?)
+            .and_then(|b| {
+                b.with_intra_threads(rayon::current_num_threads())
+                    .map_err(Into::into)
+            })
+            .and_then(|mut b| b.commit_from_file(model))
+            .map_err(|e| RecognizeError(format!("{name}: {e}")))?;
+        for (what, wanted, outlets) in [
+            ("input", &card.input.name, session.inputs()),
+            ("output", &card.output.name, session.outputs()),
+        ] {
+            if !outlets.iter().any(|o| o.name() == wanted.as_str()) {
+                return Err(RecognizeError(format!(
+                    "{name}: the model has no {what} named {wanted:?}"
+                )));
+            }
+        }
+        Ok(Reader {
+            session: Mutex::new(session),
+            card,
+            charset,
+        })
+    }
+
+    /// The crop size the model reads: `(width, height)`.
+    pub fn input_size(&self) -> (u32, u32) {
+        (self.card.input.width, self.card.input.height)
+    }
+
+    pub fn charset(&self) -> &Arc<Charset> {
+        &self.charset
+    }
+
+    /// Character posteriors for each cell crop, in the order given. Crops of another size
+    /// than [`Reader::input_size`] are resized to it.
+    pub fn read(&self, cells: &[GrayImage]) -> Result<Vec<Posteriors>, RecognizeError> {
+        let mut out = Vec::with_capacity(cells.len());
+        for batch in cells.chunks(BATCH) {
+            out.extend(self.read_batch(batch)?);
+        }
+        Ok(out)
+    }
+
+    fn read_batch(&self, cells: &[GrayImage]) -> Result<Vec<Posteriors>, RecognizeError> {
+        let (width, height) = self.input_size();
+        let mut input = Array4::<f32>::zeros((cells.len(), 1, height as usize, width as usize));
+        for (i, cell) in cells.iter().enumerate() {
+            let resized;
+            let cell = if cell.dimensions() == (width, height) {
+                cell
+            } else {
+                resized = imageops::resize(cell, width, height, FilterType::Triangle);
+                &resized
+            };
+            for (x, y, pixel) in cell.enumerate_pixels() {
+                input[[i, 0, y as usize, x as usize]] = (255.0 - pixel.0[0] as f32) / 255.0;
+            }
+        }
+        let failed = |e: ort::Error| RecognizeError(format!("{}: {e}", self.card.name));
+        let tensor = TensorRef::from_array_view(&input).map_err(failed)?;
+        let mut session = self
+            .session
+            .lock()
+            .map_err(|_| RecognizeError("the reader failed in another thread".into()))?;
+        let outputs = session
+            .run(ort::inputs![self.card.input.name.as_str() => tensor])
+            .map_err(failed)?;
+        let log_probs = outputs[self.card.output.name.as_str()]
+            .try_extract_array::<f32>()
+            .map_err(failed)?;
+        let shape = log_probs.shape().to_vec();
+        if shape.len() != 3 || shape[0] != cells.len() || shape[2] != self.charset.classes() {
+            return Err(RecognizeError(format!(
+                "{}: output of shape {shape:?}, expected [{}, frames, {}]",
+                self.card.name,
+                cells.len(),
+                self.charset.classes()
+            )));
+        }
+        (0..cells.len())
+            .map(|i| {
+                let values: Vec<f32> = log_probs
+                    .index_axis(ndarray::Axis(0), i)
+                    .iter()
+                    .copied()
+                    .collect();
+                Posteriors::new(Arc::clone(&self.charset), values)
+                    .map_err(|e| RecognizeError(format!("{}: {e}", self.card.name)))
+            })
+            .collect()
+    }
+}
