@@ -19,7 +19,7 @@ use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 
 pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
-pub use evidence::{CellEvidence, TypedCell};
+pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
 pub use lattice::StepKind;
 pub use prior::{fit_prior, MovePrior, FEATURE_NAMES as PRIOR_FEATURE_NAMES};
 pub use transcript::{Transcript, TranscriptError};
