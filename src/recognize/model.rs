@@ -4,8 +4,8 @@
 //! A model is a single-file `NAME.onnx` with `NAME.json` beside it saying its input (name,
 //! height, width), its output (name; the blank is class 0) and its charset. Input pixels are
 //! ink in 0..=1: `(255 - grey) / 255`. ONNX Runtime is the shared library `scripts/setup`
-//! fetches from PyPI, found through `ORT_DYLIB_PATH`; one runtime environment serves the
-//! whole process.
+//! fetches from PyPI, found through `ORT_DYLIB_PATH` (at run time, or else as it was when
+//! the binary was built); one runtime environment serves the whole process.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -65,8 +65,11 @@ fn environment() -> Result<&'static Environment, RecognizeError> {
     static ENVIRONMENT: OnceLock<Result<Environment, String>> = OnceLock::new();
     ENVIRONMENT
         .get_or_init(|| {
+            // At run time the variable wins; a binary run outside cargo falls back to the
+            // library cargo pointed at when it was built.
             let path = std::env::var_os("ORT_DYLIB_PATH")
                 .map(PathBuf::from)
+                .or_else(|| option_env!("ORT_DYLIB_PATH").map(PathBuf::from))
                 .ok_or("ORT_DYLIB_PATH is not set (run scripts/setup; cargo sets it)")?;
             if !path.is_file() {
                 return Err(format!(

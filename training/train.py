@@ -1,0 +1,234 @@
+"""Trains the cell reader: a small CNN + BiLSTM read with CTC, on labelled cell crops made by
+`scoresheet-synth --cells`, and exports it as one ONNX file with its card for
+`scoresheet::recognize::Reader`.
+
+    scoresheet-synth --games ../shared/data/games/masters.pgn.gz --cells --count 300000 \
+        --lang all --seed 1 --out /tmp/cells-train
+    scoresheet-synth ... --cells --count 5000 --lang all --seed 2 --out /tmp/cells-val
+    python3 training/train.py --train /tmp/cells-train --val /tmp/cells-val \
+        --run training/runs/reader --steps 40000
+    python3 training/train.py --run training/runs/reader --export models/reader
+
+Checkpoints go to RUN/checkpoint.pt every --save-every steps; running the same command again
+resumes from it. Needs numpy and torch (CPU is enough); --export also needs onnx.
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+HEIGHT, WIDTH = 48, 192
+# Characters every model knows, whatever the training labels hold.
+BASE_CHARSET = "abcdefgh012345678x:-+#=()./"
+
+
+def load_cells(folder):
+    """(images N x 48 x 192 uint8, texts) from a `scoresheet-synth --cells` folder."""
+    with open(os.path.join(folder, "labels.tsv"), encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    shards = {}
+    images = np.empty((len(rows), HEIGHT, WIDTH), dtype=np.uint8)
+    for i, row in enumerate(rows):
+        name = row["file"]
+        if name not in shards:
+            shards[name] = np.load(os.path.join(folder, name), mmap_mode="r")
+        images[i] = shards[name][int(row["row"])]
+    return images, [row["text"] for row in rows]
+
+
+class Reader(nn.Module):
+    """1 x 48 x 192 ink -> 48 frames x classes log-probabilities."""
+
+    def __init__(self, classes):
+        super().__init__()
+
+        def block(cin, cout, pool):
+            return nn.Sequential(
+                nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True),
+                nn.MaxPool2d(pool),
+            )
+
+        self.features = nn.Sequential(
+            block(1, 32, (2, 2)),  # 24 x 96
+            block(32, 64, (2, 2)),  # 12 x 48
+            block(64, 96, (2, 1)),  # 6 x 48
+            block(96, 128, (2, 1)),  # 3 x 48
+        )
+        self.squeeze = nn.Conv2d(128, 128, (3, 1))  # 1 x 48
+        self.rnn = nn.LSTM(128, 96, bidirectional=True, batch_first=True)
+        self.out = nn.Linear(192, classes)
+
+    def forward(self, image):
+        x = self.squeeze(self.features(image))  # N x 128 x 1 x 48
+        x = x.squeeze(2).transpose(1, 2)  # N x 48 x 128
+        x, _ = self.rnn(x)
+        return torch.log_softmax(self.out(x), dim=-1)  # N x 48 x C
+
+
+def to_ink(images):
+    return torch.from_numpy((255.0 - images.astype(np.float32)) / 255.0).unsqueeze(1)
+
+
+def augment(batch, rng):
+    """Contrast, brightness and a shift of a few pixels: what the generator leaves out."""
+    n = batch.shape[0]
+    gain = torch.from_numpy(rng.uniform(0.6, 1.3, (n, 1, 1, 1)).astype(np.float32))
+    bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (n, 1, 1, 1)).astype(np.float32))
+    batch = (batch * gain + bias).clamp(0.0, 1.0)
+    dx, dy = rng.integers(-6, 7), rng.integers(-3, 4)
+    return torch.roll(batch, shifts=(int(dy), int(dx)), dims=(2, 3))
+
+
+def greedy(log_probs, charset):
+    texts = []
+    for row in log_probs.argmax(-1).tolist():
+        text, previous = [], 0
+        for c in row:
+            if c != 0 and c != previous:
+                text.append(charset[c - 1])
+            previous = c
+        texts.append("".join(text))
+    return texts
+
+
+def edit_distance(a, b):
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (ca != cb))
+    return row[-1]
+
+
+def evaluate(model, images, texts, charset, limit=4000):
+    model.eval()
+    exact, errors, chars = 0, 0, 0
+    with torch.no_grad():
+        for start in range(0, min(len(texts), limit), 256):
+            batch = to_ink(images[start : start + 256])
+            read = greedy(model(batch), charset)
+            for got, want in zip(read, texts[start : start + 256]):
+                exact += got == want
+                errors += edit_distance(got, want)
+                chars += max(len(want), 1)
+    model.train()
+    n = min(len(texts), limit)
+    return {"exact": exact / max(n, 1), "cer": errors / max(chars, 1), "cells": n}
+
+
+def export(run, stem):
+    state = torch.load(os.path.join(run, "checkpoint.pt"), map_location="cpu")
+    charset = state["charset"]
+    model = Reader(len(charset) + 1)
+    model.load_state_dict(state["model"])
+    model.eval()
+    dummy = torch.zeros(1, 1, HEIGHT, WIDTH)
+    torch.onnx.export(
+        model,
+        dummy,
+        f"{stem}.onnx",
+        input_names=["image"],
+        output_names=["log_probs"],
+        dynamic_axes={"image": {0: "batch"}, "log_probs": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    card = {
+        "name": os.path.basename(stem),
+        "version": f"step {state['step']}",
+        "input": {"name": "image", "height": HEIGHT, "width": WIDTH, "ink": "(255 - grey) / 255"},
+        "output": {"name": "log_probs", "blank": 0},
+        "charset": charset,
+        "metrics": state.get("metrics", {}),
+    }
+    with open(f"{stem}.json", "w", encoding="utf-8") as f:
+        json.dump(card, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    print(f"exported {stem}.onnx ({os.path.getsize(stem + '.onnx')} bytes) at step {state['step']}")
+
+
+def train(args):
+    os.makedirs(args.run, exist_ok=True)
+    torch.set_num_threads(args.threads)
+    images, texts = load_cells(args.train)
+    val_images, val_texts = load_cells(args.val)
+    checkpoint_path = os.path.join(args.run, "checkpoint.pt")
+    state = torch.load(checkpoint_path, map_location="cpu") if os.path.exists(checkpoint_path) else None
+    if state:
+        charset = state["charset"]
+    else:
+        charset = "".join(sorted(set(BASE_CHARSET) | {c for t in texts for c in t}))
+    index = {c: i + 1 for i, c in enumerate(charset)}
+    keep = [i for i, t in enumerate(texts) if all(c in index for c in t)]
+    model = Reader(len(charset) + 1)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    step = 0
+    if state:
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        step = state["step"]
+        print(f"resumed at step {step}")
+    ctc = nn.CTCLoss(blank=0, zero_infinity=True)
+    rng = np.random.default_rng(step + 1)
+    started, metrics = time.time(), {}
+    while step < args.steps:
+        lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))
+        for group in optimiser.param_groups:
+            group["lr"] = lr
+        chosen = rng.choice(keep, args.batch)
+        batch = augment(to_ink(images[chosen]), rng)
+        targets = [torch.tensor([index[c] for c in texts[i]], dtype=torch.long) for i in chosen]
+        lengths = torch.tensor([len(t) for t in targets], dtype=torch.long)
+        flat = torch.cat(targets) if lengths.sum() > 0 else torch.zeros(0, dtype=torch.long)
+        log_probs = model(batch).transpose(0, 1)  # T x N x C
+        frames = torch.full((args.batch,), log_probs.shape[0], dtype=torch.long)
+        loss = ctc(log_probs, flat, frames, lengths)
+        optimiser.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        optimiser.step()
+        step += 1
+        if step % 100 == 0:
+            print(f"step {step} loss {loss.item():.3f} lr {lr:.2e} {time.time() - started:.0f}s", flush=True)
+        if step % args.save_every == 0 or step == args.steps:
+            metrics = evaluate(model, val_images, val_texts, charset)
+            print(f"step {step} validation {metrics}", flush=True)
+            torch.save(
+                {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step,
+                 "charset": charset, "metrics": metrics},
+                checkpoint_path + ".tmp",
+            )
+            os.replace(checkpoint_path + ".tmp", checkpoint_path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--train", help="a scoresheet-synth --cells folder to train on")
+    parser.add_argument("--val", help="a scoresheet-synth --cells folder of other writers")
+    parser.add_argument("--run", required=True, help="folder for the checkpoint")
+    parser.add_argument("--steps", type=int, default=40000)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--save-every", type=int, default=1000)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--export", metavar="STEM", help="write STEM.onnx and STEM.json from the checkpoint")
+    args = parser.parse_args()
+    if args.export:
+        export(args.run, args.export)
+    else:
+        if not (args.train and args.val):
+            parser.error("--train and --val are needed to train")
+        train(args)
+
+
+if __name__ == "__main__":
+    main()
