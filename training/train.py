@@ -2,11 +2,19 @@
 `scoresheet-synth --cells`, and exports it as one ONNX file with its card for
 `scoresheet::recognize::Reader`.
 
-    scoresheet-synth --games ../shared/data/games/masters.pgn.gz --cells --count 300000 \
-        --lang all --seed 1 --out /tmp/cells-train
-    scoresheet-synth ... --cells --count 5000 --lang all --seed 2 --out /tmp/cells-val
-    python3 training/train.py --train /tmp/cells-train --val /tmp/cells-val \
-        --run training/runs/reader --steps 40000
+    G=../shared/data/games/masters.pgn.gz
+    scoresheet-synth --games $G --cells --count 160000 --lang all --seed 11 --part training \
+        --out /tmp/cells-train-all
+    scoresheet-synth --games $G --cells --count 100000 --lang en --seed 12 --part training \
+        --out /tmp/cells-train-en
+    scoresheet-synth --games $G --cells --count 6000 --lang all --seed 2 --part validation \
+        --out /tmp/cells-val
+    python3 training/train.py --train /tmp/cells-train-all /tmp/cells-train-en \
+        --val /tmp/cells-val --run training/runs/reader --steps 14000
+    python3 training/train.py --run training/runs/reader --export models/reader
+
+--part keeps validation writers apart: their glyph samples and font families are never trained
+on.
     python3 training/train.py --run training/runs/reader --export models/reader
 
 Checkpoints go to RUN/checkpoint.pt every --save-every steps; running the same command again
@@ -79,13 +87,30 @@ def to_ink(images):
 
 
 def augment(batch, rng):
-    """Contrast, brightness and a shift of a few pixels: what the generator leaves out."""
+    """What the generator leaves out, per cell: a stretch, shear and shift of the crop (cells
+    found on real sheets sit a little off), thicker or thinner strokes, blur, contrast,
+    brightness and noise."""
     n = batch.shape[0]
-    gain = torch.from_numpy(rng.uniform(0.6, 1.3, (n, 1, 1, 1)).astype(np.float32))
-    bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (n, 1, 1, 1)).astype(np.float32))
-    batch = (batch * gain + bias).clamp(0.0, 1.0)
-    dx, dy = rng.integers(-6, 7), rng.integers(-3, 4)
-    return torch.roll(batch, shifts=(int(dy), int(dx)), dims=(2, 3))
+    f32 = lambda a: torch.from_numpy(np.asarray(a, dtype=np.float32))
+    theta = torch.zeros(n, 2, 3)
+    theta[:, 0, 0] = f32(rng.uniform(0.85, 1.18, n))
+    theta[:, 1, 1] = f32(rng.uniform(0.88, 1.12, n))
+    theta[:, 0, 1] = f32(rng.uniform(-0.12, 0.12, n))
+    theta[:, 0, 2] = f32(rng.uniform(-0.04, 0.04, n))
+    theta[:, 1, 2] = f32(rng.uniform(-0.1, 0.1, n))
+    grid = nn.functional.affine_grid(theta, list(batch.shape), align_corners=False)
+    batch = nn.functional.grid_sample(batch, grid, padding_mode="border", align_corners=False)
+    pick = lambda p: f32(rng.random((n, 1, 1, 1)) < p)
+    thick = nn.functional.max_pool2d(batch, 3, 1, 1)
+    thin = -nn.functional.max_pool2d(-batch, 3, 1, 1)
+    blur = nn.functional.avg_pool2d(batch, 3, 1, 1, count_include_pad=False)
+    dilate, erode, soften = pick(0.25), pick(0.12), pick(0.2)
+    batch = batch + dilate * (thick - batch) + erode * (1 - dilate) * (thin - batch)
+    batch = batch + soften * (blur - batch)
+    gain = f32(rng.uniform(0.75, 1.3, (n, 1, 1, 1)))
+    bias = f32(rng.uniform(-0.04, 0.08, (n, 1, 1, 1)))
+    noise = f32(rng.uniform(0.0, 0.05, (n, 1, 1, 1))) * torch.randn_like(batch)
+    return (batch * gain + bias + noise).clamp(0.0, 1.0)
 
 
 def greedy(log_probs, charset):
@@ -159,7 +184,9 @@ def export(run, stem):
 def train(args):
     os.makedirs(args.run, exist_ok=True)
     torch.set_num_threads(args.threads)
-    images, texts = load_cells(args.train)
+    parts = [load_cells(folder) for folder in args.train]
+    images = np.concatenate([p[0] for p in parts])
+    texts = [t for p in parts for t in p[1]]
     val_images, val_texts = load_cells(args.val)
     checkpoint_path = os.path.join(args.run, "checkpoint.pt")
     state = torch.load(checkpoint_path, map_location="cpu") if os.path.exists(checkpoint_path) else None
@@ -212,7 +239,7 @@ def train(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--train", help="a scoresheet-synth --cells folder to train on")
+    parser.add_argument("--train", nargs="+", help="scoresheet-synth --cells folders to train on")
     parser.add_argument("--val", help="a scoresheet-synth --cells folder of other writers")
     parser.add_argument("--run", required=True, help="folder for the checkpoint")
     parser.add_argument("--steps", type=int, default=40000)

@@ -15,7 +15,7 @@ use scoresheet::games::{read_pgn_file, shared_data_dir};
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::synth::camera::Capture;
 use scoresheet::synth::cells::{render_cells, CellBatch, CellOptions};
-use scoresheet::synth::glyphs::GlyphBank;
+use scoresheet::synth::glyphs::{GlyphBank, Part};
 use scoresheet::synth::hand::Scripts;
 use scoresheet::synth::layout::Layout;
 use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
@@ -79,6 +79,10 @@ struct Args {
     /// used when the file exists, never with --shareable.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/.cache/mnist-digits.npy"))]
     mnist: PathBuf,
+    /// `all`, or `training` / `validation`: the reader's training and validation cells come from
+    /// disjoint glyph samples and font families, so validation measures unseen hands.
+    #[arg(long, default_value = "all")]
+    part: String,
     /// Games to read from the collection.
     #[arg(long, default_value_t = 5000)]
     max_games: usize,
@@ -214,7 +218,19 @@ fn run(args: Args) -> Result<(), String> {
         )
         .map_err(|e| e.to_string())?;
     }
-    let scripts = Scripts::load(bank, &args.fonts, &charset()).map_err(|e| e.to_string())?;
+    let part = match args.part.as_str() {
+        "all" => Part::All,
+        "training" => Part::Training,
+        "validation" => Part::Validation,
+        other => {
+            return Err(format!(
+                "--part {other}: expected all, training or validation"
+            ))
+        }
+    };
+    let scripts = Scripts::load(bank, &args.fonts, &charset())
+        .map_err(|e| e.to_string())?
+        .part(part);
     fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let started = Instant::now();
 

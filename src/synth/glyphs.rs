@@ -129,6 +129,15 @@ pub fn placement(c: char) -> Placement {
     }
 }
 
+/// Which share of the handwriting material to draw on: validation writers use glyph samples and
+/// fonts that training never sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    All,
+    Training,
+    Validation,
+}
+
 const ALL_SETS: [&str; 4] = ["latin", "symbols", "cyrillic", "armenian"];
 const SHAREABLE_SETS: [&str; 3] = ["latin", "symbols", "armenian"];
 
@@ -229,6 +238,23 @@ impl GlyphBank {
             }
         }
         Ok(())
+    }
+
+    /// Keeps one part of every character's samples: every fifth sample (by load order) is for
+    /// validation, the rest for training, so a validation set shows letter shapes the reader never
+    /// saw. [`Part::All`] keeps everything.
+    pub fn part(mut self, part: Part) -> GlyphBank {
+        if part != Part::All {
+            for samples in self.by_char.values_mut() {
+                let kept = std::mem::take(samples)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| (i % 5 == 4) == (part == Part::Validation))
+                    .map(|(_, mask)| mask);
+                samples.extend(kept);
+            }
+        }
+        self
     }
 
     /// The samples of `c`, or of a character that looks the same when `c` has none (Greek

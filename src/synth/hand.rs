@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use ab_glyph::{Font, FontArc, PxScale};
 
-use super::glyphs::{placement, GlyphBank, InkMask, MaterialError, Placement};
+use super::glyphs::{placement, GlyphBank, InkMask, MaterialError, Part, Placement};
 use super::ink::{Affine, InkLayer, Wobble};
 use super::rng::Rng;
 
@@ -32,6 +32,10 @@ pub const HANDWRITING_FONT_DIRS: &[&str] = &[
     "truetype/yusei-magic",
     "truetype/kristi",
 ];
+
+/// Font families kept out of training the reader, so that its validation shows hands it never
+/// saw: one that covers Cyrillic and three Latin-only ones.
+pub const VALIDATION_FONT_FAMILIES: &[&str] = &["kiloji", "kristi", "havana", "humor-sans"];
 
 /// The printed face of the forms (Debian's fonts-dejavu-core).
 pub const PRINTED_FONT: &str = "truetype/dejavu/DejaVuSans.ttf";
@@ -164,6 +168,33 @@ impl Scripts {
             printed,
             printed_bold,
         })
+    }
+}
+
+impl Scripts {
+    /// Keeps the glyph samples and handwriting fonts of one [`Part`] (see
+    /// [`VALIDATION_FONT_FAMILIES`] and [`GlyphBank::part`]).
+    pub fn part(self, part: Part) -> Scripts {
+        let fonts = self
+            .fonts
+            .into_iter()
+            .filter(|font| {
+                let name = font.name.to_lowercase();
+                let held_out = VALIDATION_FONT_FAMILIES
+                    .iter()
+                    .any(|family| name.starts_with(family));
+                match part {
+                    Part::All => true,
+                    Part::Training => !held_out,
+                    Part::Validation => held_out,
+                }
+            })
+            .collect();
+        Scripts {
+            bank: self.bank.part(part),
+            fonts,
+            ..self
+        }
     }
 }
 
