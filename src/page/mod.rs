@@ -10,6 +10,7 @@
 //! Coordinates in [`Cells`] are pixels of the input image (after EXIF orientation), `x` to the
 //! right and `y` down; quadrilaterals list top-left, top-right, bottom-right, bottom-left.
 
+pub mod crop;
 pub mod geometry;
 pub mod lines;
 mod load;
