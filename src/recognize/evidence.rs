@@ -27,6 +27,11 @@ impl CtcCell {
         }
     }
 
+    /// The best path's probability (summed over its alignments), in 0..=1.
+    pub fn text_confidence(&self) -> f32 {
+        self.text_log_likelihood.exp()
+    }
+
     pub fn posteriors(&self) -> &Posteriors {
         &self.posteriors
     }

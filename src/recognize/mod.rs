@@ -12,4 +12,23 @@ pub mod model;
 
 pub use ctc::{Charset, Posteriors};
 pub use evidence::CtcCell;
-pub use model::{ModelCard, Reader, RecognizeError};
+pub use model::{shipped_model_path, ModelCard, Reader, RecognizeError};
+
+use crate::page::{Cells, Sheet};
+
+/// Reads every cell of `cells` (found in `sheet`): one [`CtcCell`] per cell, in the order of
+/// [`Cells::cells`], cropped exactly as the reader was trained.
+pub fn read_cells(
+    reader: &Reader,
+    sheet: &Sheet,
+    cells: &Cells,
+) -> Result<Vec<CtcCell>, RecognizeError> {
+    let (width, height) = reader.input_size();
+    let crops = cells.crops(sheet, width, height);
+    Ok(reader
+        .read(&crops)
+        .map_err(|e| RecognizeError(format!("{}: {e}", sheet.name)))?
+        .into_iter()
+        .map(CtcCell::new)
+        .collect())
+}

@@ -17,6 +17,7 @@ use ndarray::Array4;
 use ort::environment::Environment;
 use ort::session::Session;
 use ort::value::TensorRef;
+use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::ctc::{Charset, Posteriors};
@@ -87,6 +88,14 @@ fn environment() -> Result<&'static Environment, RecognizeError> {
         .map_err(|e| RecognizeError(e.clone()))
 }
 
+/// Where the shipped reader lives: `$SCORESHEET_MODEL` when set, else `models/reader.onnx` in
+/// the source tree the binary was built from.
+pub fn shipped_model_path() -> PathBuf {
+    std::env::var_os("SCORESHEET_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("models/reader.onnx"))
+}
+
 /// A loaded cell reader.
 pub struct Reader {
     // ort runs a session through `&mut`: batches take turns.
@@ -96,6 +105,15 @@ pub struct Reader {
 }
 
 impl Reader {
+    /// The shipped reader ([`shipped_model_path`]), loaded once per process and shared.
+    pub fn shipped() -> Result<&'static Reader, RecognizeError> {
+        static SHIPPED: OnceLock<Result<Reader, RecognizeError>> = OnceLock::new();
+        SHIPPED
+            .get_or_init(|| Reader::load(&shipped_model_path()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
     /// Loads `model` (`.onnx`) and the card beside it (`.json`).
     pub fn load(model: &Path) -> Result<Reader, RecognizeError> {
         let name = model.display().to_string();
@@ -166,19 +184,24 @@ impl Reader {
 
     fn read_batch(&self, cells: &[GrayImage]) -> Result<Vec<Posteriors>, RecognizeError> {
         let (width, height) = self.input_size();
-        let mut input = Array4::<f32>::zeros((cells.len(), 1, height as usize, width as usize));
-        for (i, cell) in cells.iter().enumerate() {
-            let resized;
-            let cell = if cell.dimensions() == (width, height) {
-                cell
-            } else {
-                resized = imageops::resize(cell, width, height, FilterType::Triangle);
-                &resized
-            };
-            for (x, y, pixel) in cell.enumerate_pixels() {
-                input[[i, 0, y as usize, x as usize]] = (255.0 - pixel.0[0] as f32) / 255.0;
-            }
-        }
+        let plane = width as usize * height as usize;
+        let mut ink = vec![0f32; cells.len() * plane];
+        ink.par_chunks_mut(plane)
+            .zip(cells.par_iter())
+            .for_each(|(out, cell)| {
+                let resized;
+                let cell = if cell.dimensions() == (width, height) {
+                    cell
+                } else {
+                    resized = imageops::resize(cell, width, height, FilterType::Triangle);
+                    &resized
+                };
+                for (value, pixel) in out.iter_mut().zip(cell.as_raw()) {
+                    *value = (255.0 - *pixel as f32) / 255.0;
+                }
+            });
+        let input = Array4::from_shape_vec((cells.len(), 1, height as usize, width as usize), ink)
+            .map_err(|e| RecognizeError(format!("{}: {e}", self.card.name)))?;
         let failed = |e: ort::Error| RecognizeError(format!("{}: {e}", self.card.name));
         let tensor = TensorRef::from_array_view(&input).map_err(failed)?;
         let mut session = self

@@ -1,0 +1,342 @@
+//! Measures the cell reader: on labelled generated cells (`scoresheet-synth --cells`, e.g. of
+//! the validation writers and fonts) the character error rate and exact-cell rate of the best
+//! path, per language; on the real-dev scans (cells found by the page stage, truth from each
+//! game's moves) the exact-cell rate and how often the true move scores first among the
+//! position's legal moves; and cells read per second.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use image::GrayImage;
+use scoresheet::decode::CellEvidence;
+use scoresheet::games::shared_data_dir;
+use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
+use scoresheet::page::{find_cells, PageOptions, Sheet};
+use scoresheet::recognize::{read_cells, shipped_model_path, CtcCell, Reader};
+use scoresheet::synth::glyphs::npy_u8_payload;
+use shakmaty::san::San;
+use shakmaty::{Chess, Move, Position};
+
+#[derive(Parser)]
+#[command(about = "Measures how well the cell reader reads handwritten moves")]
+struct Args {
+    /// The reader (.onnx with its .json card); default: the shipped model.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Folders of labelled cells (`scoresheet-synth --cells --out DIR`).
+    #[arg(long)]
+    cells: Vec<PathBuf>,
+    /// Read at most this many cells of each folder.
+    #[arg(long, default_value_t = 6000)]
+    limit: usize,
+    /// Folder of the real-dev scans (default: the shared data folder's real-dev/).
+    #[arg(long)]
+    real_dev: Option<PathBuf>,
+    /// Skip the real-dev scans.
+    #[arg(long)]
+    no_real: bool,
+    /// Print every real cell read wrongly.
+    #[arg(long)]
+    show_errors: bool,
+}
+
+fn main() {
+    let args = Args::parse();
+    if let Err(message) = run(&args) {
+        eprintln!("error: {message}");
+        std::process::exit(1);
+    }
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let path = args.model.clone().unwrap_or_else(shipped_model_path);
+    let reader = Reader::load(&path).map_err(|e| e.to_string())?;
+    println!(
+        "model {} ({}, {} characters)",
+        path.display(),
+        reader.card.version,
+        reader.charset().classes() - 1
+    );
+    // The first run pays ONNX Runtime's start-up; keep it out of the speed figures.
+    let (width, height) = reader.input_size();
+    reader
+        .read(&[GrayImage::from_pixel(width, height, image::Luma([255]))])
+        .map_err(|e| e.to_string())?;
+    for folder in &args.cells {
+        generated(&reader, folder, args.limit)?;
+    }
+    if !args.no_real {
+        let dir = args
+            .real_dev
+            .clone()
+            .unwrap_or_else(|| shared_data_dir().join("real-dev"));
+        real(&reader, &dir, args.show_errors)?;
+    }
+    Ok(())
+}
+
+#[derive(Default)]
+struct Tally {
+    cells: usize,
+    exact: usize,
+    char_errors: usize,
+    chars: usize,
+}
+
+impl Tally {
+    fn add(&mut self, read: &str, truth: &str) {
+        let (read, truth): (Vec<char>, Vec<char>) =
+            (read.chars().collect(), truth.chars().collect());
+        self.cells += 1;
+        self.exact += usize::from(read == truth);
+        self.char_errors += edit_distance(&read, &truth);
+        self.chars += truth.len().max(1);
+    }
+
+    fn line(&self, name: &str) -> String {
+        format!(
+            "{name:<10} {:>6} cells  exact {:>6.2}%  CER {:>5.2}%",
+            self.cells,
+            100.0 * self.exact as f64 / self.cells.max(1) as f64,
+            100.0 * self.char_errors as f64 / self.chars.max(1) as f64
+        )
+    }
+}
+
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// Labelled crops of a `scoresheet-synth --cells` folder: (crop, text, language).
+fn load_cells(
+    folder: &Path,
+    limit: usize,
+    size: (u32, u32),
+) -> Result<Vec<(GrayImage, String, String)>, String> {
+    let labels_path = folder.join("labels.tsv");
+    let labels = std::fs::read_to_string(&labels_path)
+        .map_err(|e| format!("{}: {e}", labels_path.display()))?;
+    let mut lines = labels.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or(format!("{}: no column {name}", labels_path.display()))
+    };
+    let (c_file, c_row, c_text, c_lang) = (
+        column("file")?,
+        column("row")?,
+        column("text")?,
+        column("language")?,
+    );
+    let (width, height) = size;
+    let plane = (width * height) as usize;
+    let mut shards: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for line in lines.take(limit) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let field = |i: usize| fields.get(i).copied().unwrap_or("");
+        let file = field(c_file).to_string();
+        if !shards.contains_key(&file) {
+            let path = folder.join(&file);
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let pixels = npy_u8_payload(&bytes)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .to_vec();
+            shards.insert(file.clone(), pixels);
+        }
+        let row: usize = field(c_row)
+            .parse()
+            .map_err(|_| format!("{}: bad row in {line:?}", labels_path.display()))?;
+        let pixels = shards[&file]
+            .get(row * plane..(row + 1) * plane)
+            .ok_or(format!(
+                "{}: row {row} is past the end of {file} (is the crop {width}x{height}?)",
+                labels_path.display()
+            ))?;
+        let crop = GrayImage::from_raw(width, height, pixels.to_vec())
+            .ok_or("crop size mismatch".to_string())?;
+        out.push((crop, field(c_text).to_string(), field(c_lang).to_string()));
+    }
+    Ok(out)
+}
+
+fn generated(reader: &Reader, folder: &Path, limit: usize) -> Result<(), String> {
+    let cells = load_cells(folder, limit, reader.input_size())?;
+    let crops: Vec<GrayImage> = cells.iter().map(|c| c.0.clone()).collect();
+    let started = Instant::now();
+    let posteriors = reader.read(&crops).map_err(|e| e.to_string())?;
+    let elapsed = started.elapsed();
+    let mut by_language: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut all = Tally::default();
+    let mut blanks = Tally::default();
+    for ((_, truth, language), posteriors) in cells.iter().zip(&posteriors) {
+        let (read, _) = posteriors.best_path();
+        all.add(&read, truth);
+        if truth.is_empty() {
+            blanks.add(&read, truth);
+        } else {
+            by_language.entry(language).or_default().add(&read, truth);
+        }
+    }
+    println!("\n{} ({} cells)", folder.display(), cells.len());
+    for (language, tally) in &by_language {
+        println!("  {}", tally.line(language));
+    }
+    println!("  {}", blanks.line("(empty)"));
+    println!("  {}", all.line("all"));
+    print_speed(cells.len(), elapsed);
+    Ok(())
+}
+
+fn print_speed(cells: usize, elapsed: Duration) {
+    println!(
+        "  speed: {:.3} ms per cell, {:.0} cells/s ({} threads)",
+        elapsed.as_secs_f64() * 1000.0 / cells.max(1) as f64,
+        cells as f64 / elapsed.as_secs_f64().max(1e-9),
+        rayon::current_num_threads()
+    );
+}
+
+/// The game a real-dev folder holds, as the positions before each ply and the moves played.
+fn real_game(path: &Path) -> Result<Vec<(Chess, Move, String)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut position = Chess::default();
+    let mut plies = Vec::new();
+    for token in text.split_whitespace() {
+        if token.ends_with('.') || ["1-0", "0-1", "1/2-1/2", "*"].contains(&token) {
+            continue;
+        }
+        let san: San = token
+            .parse()
+            .map_err(|e| format!("{}: {token:?}: {e}", path.display()))?;
+        let m = san
+            .to_move(&position)
+            .map_err(|e| format!("{}: {token:?}: {e}", path.display()))?;
+        plies.push((position.clone(), m, token.to_string()));
+        position.play_unchecked(m);
+    }
+    Ok(plies)
+}
+
+/// Whether the true move scores strictly above every other legal move when each move is
+/// scored as the decoder scores it: its best written form's likelihood plus that form's
+/// style weight.
+fn true_move_first(cell: &CtcCell, position: &Chess, played: Move, english: &Language) -> bool {
+    let style = Style::default();
+    let mut best_true = f32::NEG_INFINITY;
+    let mut best_other = f32::NEG_INFINITY;
+    let mut chars: Vec<char> = Vec::with_capacity(16);
+    for (m, facts) in legal_moves_with_facts(position) {
+        let mut best = f32::NEG_INFINITY;
+        for_each_form(&facts, english, &style, &mut |text, weight| {
+            chars.clear();
+            chars.extend(text.chars());
+            best = best.max(weight + cell.log_likelihood(&chars, "", f32::NEG_INFINITY));
+        });
+        if m == played {
+            best_true = best;
+        } else {
+            best_other = best_other.max(best);
+        }
+    }
+    best_true > best_other
+}
+
+fn real(reader: &Reader, dir: &Path, show_errors: bool) -> Result<(), String> {
+    let english = Language::by_code("en").ok_or("no English")?;
+    let style = Style::default();
+    let mut games: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    games.sort_by_key(|p| {
+        let name = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        name.trim_start_matches("game")
+            .parse::<u32>()
+            .unwrap_or(u32::MAX)
+    });
+    println!("\nreal-dev scans ({})", dir.display());
+    let (mut total, mut as_form, mut first, mut read_time, mut crop_cells) =
+        (Tally::default(), 0usize, 0usize, Duration::ZERO, 0usize);
+    for game in &games {
+        let name = game
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let image = game.join(format!("{name}.png"));
+        let plies = real_game(&game.join("moves_san.txt"))?;
+        let sheet = Sheet::open(&image).map_err(|e| e.to_string())?;
+        let cells = find_cells(&sheet, &PageOptions::default()).map_err(|e| e.to_string())?;
+        let started = Instant::now();
+        let readings = read_cells(reader, &sheet, &cells).map_err(|e| e.to_string())?;
+        read_time += started.elapsed();
+        crop_cells += readings.len();
+        let mut tally = Tally::default();
+        let (mut game_form, mut game_first) = (0, 0);
+        for (cell, reading) in cells.cells.iter().zip(&readings) {
+            let Some((position, played, san)) = plies.get(cell.ply as usize - 1) else {
+                continue;
+            };
+            let read = reading.text();
+            tally.add(read, san);
+            total.add(read, san);
+            let legal = legal_moves_with_facts(position);
+            let mut is_form = false;
+            if let Some((_, facts)) = legal.iter().find(|(m, _)| m == played) {
+                for_each_form(facts, english, &style, &mut |text, _| {
+                    is_form |= text == read
+                });
+            }
+            let is_first = true_move_first(reading, position, *played, english);
+            game_form += usize::from(is_form);
+            game_first += usize::from(is_first);
+            if show_errors && (read != san || !is_first) {
+                println!(
+                    "    {name} ply {:>3}: wrote {san:<8} read {read:<10} p={:.2} {}",
+                    cell.ply,
+                    reading.text_confidence(),
+                    if is_first { "" } else { "(not first)" }
+                );
+            }
+        }
+        as_form += game_form;
+        first += game_first;
+        println!(
+            "  {}  written form {:>6.2}%  true move first {:>6.2}%",
+            tally.line(&name),
+            100.0 * game_form as f64 / tally.cells.max(1) as f64,
+            100.0 * game_first as f64 / tally.cells.max(1) as f64
+        );
+    }
+    println!(
+        "  {}  written form {:>6.2}%  true move first {:>6.2}%",
+        total.line("all"),
+        100.0 * as_form as f64 / total.cells.max(1) as f64,
+        100.0 * first as f64 / total.cells.max(1) as f64
+    );
+    println!("  (exact: the best path equals the move as the game records it; written form: it is");
+    println!("  one of the ways an English player may write the true move)");
+    print_speed(crop_cells, read_time);
+    Ok(())
+}
