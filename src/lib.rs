@@ -8,7 +8,8 @@
 //! - [`notation`]: how players write moves, in every language;
 //! - [`decode`]: what was written in each cell ([`decode::CellEvidence`]) to the legal game
 //!   most consistent with it ([`decode::Game`]);
-//! - [`report`]: PGN and JSON for a decoded game.
+//! - [`report`]: PGN and JSON for a decoded game;
+//! - [`read`]: the stages joined, from the pages of a scoresheet to its game.
 //!
 //! [`start`] holds the start positions (standard, FEN, Chess960) and [`games`] reads PGN
 //! collections, which the tests, benchmarks and sheet generator draw real games from.
@@ -17,6 +18,7 @@ pub mod decode;
 pub mod games;
 pub mod notation;
 pub mod page;
+pub mod read;
 pub mod recognize;
 pub mod report;
 pub mod start;

@@ -5,13 +5,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use scoresheet::decode::{decode, DecoderConfig, LanguageChoice, Transcript};
+use scoresheet::decode::CellEvidence;
+use scoresheet::decode::{decode, DecoderConfig, Game, LanguageChoice, Transcript};
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
 use scoresheet::page::{find_cells, PageOptions, Sheet};
+use scoresheet::read::{read_game, ReadOptions};
+use scoresheet::recognize::{read_cells, Reader};
 use scoresheet::report::{to_json, to_pgn, PgnTags};
 use scoresheet::start::StartPosition;
 use scoresheet::synth::layout::Layout;
+use serde_json::Value;
 use shakmaty::{Color, Position};
 
 #[derive(Parser)]
@@ -44,6 +48,12 @@ enum Command {
     /// reading order). Prints JSON: the page's corners and every move cell's corners, box,
     /// ply and whether it holds ink, in the input image's pixels.
     Cells(CellsArgs),
+    /// Read a photo or scan of a scoresheet into the legal game that was played (PGN or JSON).
+    ///
+    /// Finds the move cells, reads each with the handwriting model and decodes the legal game
+    /// most consistent with what was written, in any notation or language. Moves in doubt are
+    /// flagged (a PGN comment, "flagged" in JSON) with their alternatives.
+    Read(Box<ReadArgs>),
     /// List the languages (piece letters) the decoder knows.
     Languages,
 }
@@ -70,6 +80,14 @@ struct CellsArgs {
     /// needed for the common forms.
     #[arg(long, value_name = "FILE")]
     layout: Option<PathBuf>,
+    /// Also read every cell with the handwriting model: adds "text" (the model's best reading)
+    /// and "text_confidence" (its probability, 0-1) to each cell.
+    #[arg(long)]
+    read: bool,
+    /// The cell reader (.onnx with its .json card beside it); default: the shipped
+    /// models/reader.onnx.
+    #[arg(long, value_name = "FILE", requires = "read")]
+    model: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -82,6 +100,39 @@ enum Format {
 struct DecodeArgs {
     /// The transcript file ("-" reads standard input).
     transcript: PathBuf,
+    #[command(flatten)]
+    game: GameArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "pgn")]
+    format: Format,
+    /// Write the output here instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ReadArgs {
+    /// The pages of one scoresheet, in order (a long game fills two sheets): JPEG, PNG, TIFF,
+    /// WebP or BMP.
+    #[arg(required = true, value_name = "PAGE")]
+    pages: Vec<PathBuf>,
+    #[command(flatten)]
+    game: GameArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "pgn")]
+    format: Format,
+    /// Write the output here instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The cell reader (.onnx with its .json card beside it); default: the shipped
+    /// models/reader.onnx.
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+}
+
+/// What is known about a game besides what was written: its language, start and PGN tags.
+#[derive(clap::Args)]
+struct GameArgs {
     /// Language of the piece letters: "auto" lets the evidence decide, or a code such as
     /// en, de, fr, ru (see `scoresheet languages`).
     #[arg(long, default_value = "auto")]
@@ -92,12 +143,6 @@ struct DecodeArgs {
     /// Start from Chess960 position N (0-959; 518 is the standard setup).
     #[arg(long, value_name = "N")]
     chess960: Option<u32>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "pgn")]
-    format: Format,
-    /// Write the output here instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
-    output: Option<PathBuf>,
     /// PGN Event tag.
     #[arg(long)]
     event: Option<String>,
@@ -115,11 +160,48 @@ struct DecodeArgs {
     date: Option<String>,
 }
 
+impl GameArgs {
+    fn start(&self) -> Result<StartPosition, String> {
+        match (&self.start_fen, self.chess960) {
+            (Some(fen), _) => StartPosition::from_fen(fen).map_err(|e| format!("--start-fen: {e}")),
+            (None, Some(n)) => StartPosition::chess960(n).map_err(|e| format!("--chess960: {e}")),
+            (None, None) => Ok(StartPosition::standard()),
+        }
+    }
+
+    fn language(&self) -> Result<LanguageChoice, String> {
+        match self.lang.as_str() {
+            "auto" => Ok(LanguageChoice::Auto),
+            code => Ok(LanguageChoice::Fixed(Language::by_code(code).ok_or_else(
+                || {
+                    let codes: Vec<&str> = LANGUAGES.iter().map(|l| l.code).collect();
+                    format!(
+                        "--lang: unknown language {code:?}; known: auto, {}",
+                        codes.join(", ")
+                    )
+                },
+            )?)),
+        }
+    }
+
+    fn tags(&self) -> PgnTags {
+        PgnTags {
+            event: self.event.clone(),
+            site: None,
+            date: self.date.clone(),
+            round: self.round.clone(),
+            white: self.white.clone(),
+            black: self.black.clone(),
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Decode(args) => run_decode(&args),
         Command::Cells(args) => run_cells(&args),
+        Command::Read(args) => run_read(&args),
         Command::Languages => {
             for lang in LANGUAGES {
                 let letters: Vec<String> = lang.letters.iter().map(|v| v.join("/")).collect();
@@ -184,31 +266,35 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
             .save_with_format(path, image::ImageFormat::Png)
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    let text = match args.format {
-        CellsFormat::Json => {
-            serde_json::to_string_pretty(&cells.to_json()).map_err(|e| e.to_string())? + "\n"
+    let mut json = cells.to_json();
+    if args.read {
+        let loaded;
+        let reader = match &args.model {
+            Some(path) => {
+                loaded = Reader::load(path).map_err(|e| e.to_string())?;
+                &loaded
+            }
+            None => Reader::shipped().map_err(|e| e.to_string())?,
+        };
+        let readings = read_cells(reader, &sheet, &cells).map_err(|e| e.to_string())?;
+        if let Some(Value::Array(entries)) = json.get_mut("cells") {
+            for (entry, reading) in entries.iter_mut().zip(&readings) {
+                entry["text"] = Value::from(reading.text());
+                let confidence = (reading.text_confidence() * 1000.0).round() / 1000.0;
+                entry["text_confidence"] = Value::from(confidence);
+            }
         }
+    }
+    let text = match args.format {
+        CellsFormat::Json => serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n",
     };
     write_output(args.output.as_deref(), &text)
 }
 
 fn run_decode(args: &DecodeArgs) -> Result<(), String> {
     let name = args.transcript.display().to_string();
-    let start = match (&args.start_fen, args.chess960) {
-        (Some(fen), _) => StartPosition::from_fen(fen).map_err(|e| format!("--start-fen: {e}"))?,
-        (None, Some(n)) => StartPosition::chess960(n).map_err(|e| format!("--chess960: {e}"))?,
-        (None, None) => StartPosition::standard(),
-    };
-    let language = match args.lang.as_str() {
-        "auto" => LanguageChoice::Auto,
-        code => LanguageChoice::Fixed(Language::by_code(code).ok_or_else(|| {
-            let codes: Vec<&str> = LANGUAGES.iter().map(|l| l.code).collect();
-            format!(
-                "--lang: unknown language {code:?}; known: auto, {}",
-                codes.join(", ")
-            )
-        })?),
-    };
+    let start = args.game.start()?;
+    let language = args.game.language()?;
     let bytes = read_input(&args.transcript)?;
     let black_starts = start.position.turn() == Color::Black;
     let transcript = Transcript::parse(&bytes, black_starts).map_err(|e| format!("{name}: {e}"))?;
@@ -218,14 +304,7 @@ fn run_decode(args: &DecodeArgs) -> Result<(), String> {
         language,
         &DecoderConfig::default(),
     );
-    let tags = PgnTags {
-        event: args.event.clone(),
-        site: None,
-        date: args.date.clone(),
-        round: args.round.clone(),
-        white: args.white.clone(),
-        black: args.black.clone(),
-    };
+    let tags = args.game.tags();
     let text = match args.format {
         Format::Pgn => to_pgn(&game, &tags),
         Format::Json => {
@@ -235,6 +314,12 @@ fn run_decode(args: &DecodeArgs) -> Result<(), String> {
         }
     };
     write_output(args.output.as_deref(), &text)?;
+    report_doubts(&name, &game);
+    Ok(())
+}
+
+/// Tells the user on standard error how many moves need a look, when any do.
+fn report_doubts(name: &str, game: &Game) {
     let flagged = game.flagged().count();
     if flagged > 0 || !game.unused_cells.is_empty() {
         eprintln!(
@@ -248,5 +333,37 @@ fn run_decode(args: &DecodeArgs) -> Result<(), String> {
             }
         );
     }
+}
+
+fn run_read(args: &ReadArgs) -> Result<(), String> {
+    let options = ReadOptions {
+        start: args.game.start()?,
+        language: args.game.language()?,
+        ..ReadOptions::default()
+    };
+    let sheets = args
+        .pages
+        .iter()
+        .map(|path| Sheet::open(path).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let loaded;
+    let reader = match &args.model {
+        Some(path) => {
+            loaded = Reader::load(path).map_err(|e| e.to_string())?;
+            &loaded
+        }
+        None => Reader::shipped().map_err(|e| e.to_string())?,
+    };
+    let read = read_game(&sheets, reader, &options).map_err(|e| e.to_string())?;
+    let tags = args.game.tags();
+    let text = match args.format {
+        Format::Pgn => to_pgn(&read.game, &tags),
+        Format::Json => {
+            serde_json::to_string_pretty(&read.to_json(&tags)).map_err(|e| e.to_string())? + "\n"
+        }
+    };
+    write_output(args.output.as_deref(), &text)?;
+    let name = args.pages[0].display().to_string();
+    report_doubts(&name, &read.game);
     Ok(())
 }

@@ -236,6 +236,39 @@ fn cells_of_a_sample_sheet_as_json_with_an_overlay() {
 }
 
 #[test]
+fn cells_read_adds_the_model_reading_to_every_cell() {
+    let out = scoresheet(&["cells", "samples/sheets/00001-de-single-40.jpg", "--read"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("samples/sheets/00001-de-single-40.json").unwrap(),
+    )
+    .unwrap();
+    let cells = json["cells"].as_array().unwrap();
+    let mut agree = 0;
+    for (cell, written) in cells.iter().zip(truth["written"].as_array().unwrap()) {
+        let confidence = cell["text_confidence"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&confidence), "{cell}");
+        agree += usize::from(cell["text"] == *written);
+    }
+    assert!(agree >= 60, "{agree} of 80 cells read as written");
+    // A model that is not there is a clear error naming it.
+    let out = scoresheet(&[
+        "cells",
+        "samples/sheets/00001-de-single-40.jpg",
+        "--read",
+        "--model",
+        "no/such/model.onnx",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no/such/model.json"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn cells_errors_name_the_file_and_the_cause() {
     let text = temp_file("moves.jpg", b"1. e4 e5");
     let out = scoresheet(&["cells", text.to_str().unwrap()]);

@@ -87,3 +87,92 @@ fn a_missing_or_broken_model_is_a_clear_error() {
     assert!(err.contains("pixels"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The shipped model reads the sample sheets' cells, found by the page stage: most cells'
+/// best path is what was written, and the true move outscores every other legal move (each
+/// scored by its best written form, as the decoder does) in nearly all cells.
+#[test]
+fn the_shipped_model_reads_the_sample_sheets() {
+    use scoresheet::decode::CellEvidence;
+    use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
+    use scoresheet::page::{find_cells, PageOptions, Sheet};
+    use scoresheet::recognize::read_cells;
+    use shakmaty::san::San;
+    use shakmaty::{Chess, Position};
+
+    let reader = Reader::shipped().expect("models/reader.onnx loads");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
+    let (mut cells_read, mut exact, mut first) = (0usize, 0usize, 0usize);
+    for stem in [
+        "00001-de-single-40",
+        "00002-ru-chesscom-2x25",
+        "00004-fr-single-40",
+    ] {
+        let truth: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(samples.join(format!("{stem}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(truth["start_kind"], "standard", "{stem}");
+        let language = Language::by_code(truth["language"].as_str().unwrap()).unwrap();
+        let mut position = Chess::default();
+        let mut before = Vec::new();
+        for san in truth["moves_san"].as_array().unwrap() {
+            let m = san
+                .as_str()
+                .unwrap()
+                .parse::<San>()
+                .unwrap()
+                .to_move(&position)
+                .unwrap();
+            before.push((position.clone(), m));
+            position.play_unchecked(m);
+        }
+        let written: Vec<&str> = truth["written"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap_or(""))
+            .collect();
+        let sheet = Sheet::open(&samples.join(format!("{stem}.jpg"))).unwrap();
+        let cells = find_cells(&sheet, &PageOptions::default()).unwrap();
+        let readings = read_cells(reader, &sheet, &cells).unwrap();
+        assert_eq!(readings.len(), cells.cells.len());
+        for (cell, reading) in cells.cells.iter().zip(&readings) {
+            let ply = cell.ply as usize;
+            let (Some(text), Some((position, played))) =
+                (written.get(ply - 1), before.get(ply - 1))
+            else {
+                continue;
+            };
+            cells_read += 1;
+            exact += usize::from(reading.text() == *text);
+            let score = |facts| {
+                let mut best = f32::NEG_INFINITY;
+                for_each_form(facts, language, &Style::default(), &mut |form, weight| {
+                    let chars: Vec<char> = form.chars().collect();
+                    best = best.max(weight + reading.log_likelihood(&chars, "", f32::NEG_INFINITY));
+                });
+                best
+            };
+            let legal = legal_moves_with_facts(position);
+            let true_score = legal
+                .iter()
+                .find(|(m, _)| m == played)
+                .map(|(_, f)| score(f));
+            let other = legal
+                .iter()
+                .filter(|(m, _)| m != played)
+                .map(|(_, f)| score(f))
+                .fold(f32::NEG_INFINITY, f32::max);
+            first += usize::from(true_score.is_some_and(|s| s > other));
+        }
+    }
+    assert!(cells_read > 150, "{cells_read} cells");
+    let exact_rate = exact as f64 / cells_read as f64;
+    let first_rate = first as f64 / cells_read as f64;
+    assert!(exact_rate > 0.85, "exact {exact_rate:.3} of {cells_read}");
+    assert!(
+        first_rate > 0.95,
+        "true move first {first_rate:.3} of {cells_read}"
+    );
+}
