@@ -116,6 +116,10 @@ struct ReadArgs {
     /// WebP or BMP.
     #[arg(required = true, value_name = "PAGE")]
     pages: Vec<PathBuf>,
+    /// The other player's scoresheet of the same game (its pages in order): both copies are
+    /// evidence for every ply, so where one is illegible the other decides.
+    #[arg(long, num_args = 1.., value_name = "PAGE")]
+    copy: Vec<PathBuf>,
     #[command(flatten)]
     game: GameArgs,
     /// Output format.
@@ -341,11 +345,13 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         language: args.game.language()?,
         ..ReadOptions::default()
     };
-    let sheets = args
-        .pages
-        .iter()
-        .map(|path| Sheet::open(path).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let open = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|path| Sheet::open(path).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let (sheets, copy) = (open(&args.pages)?, open(&args.copy)?);
     let loaded;
     let reader = match &args.model {
         Some(path) => {
@@ -354,7 +360,7 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         }
         None => Reader::shipped().map_err(|e| e.to_string())?,
     };
-    let read = read_game(&sheets, reader, &options).map_err(|e| e.to_string())?;
+    let read = read_game(&sheets, &copy, reader, &options).map_err(|e| e.to_string())?;
     let tags = args.game.tags();
     let text = match args.format {
         Format::Pgn => to_pgn(&read.game, &tags),

@@ -56,11 +56,15 @@ pub struct GameCell {
     pub text_confidence: f32,
 }
 
-/// The evidence of one cell: read by the model, or known blank (no ink, or no cell found at
-/// that ply).
+/// The evidence of one ply: a cell read by the model, a blank (no ink, or no cell found at
+/// that ply), or the same ply on both players' sheets.
 enum CellReading {
     Read(CtcCell),
     Blank(TypedCell),
+    /// Both copies' evidence for one ply: independent readings of the same move, so their
+    /// likelihoods multiply; each copy's part is floored at its own junk price, so a scrawl on
+    /// one sheet leaves the decision to the other.
+    BothCopies(Box<CellReading>, Box<CellReading>),
 }
 
 impl CellEvidence for CellReading {
@@ -68,6 +72,17 @@ impl CellEvidence for CellReading {
         match self {
             CellReading::Read(c) => c.log_likelihood(body, mark, needed),
             CellReading::Blank(c) => c.log_likelihood(body, mark, needed),
+            CellReading::BothCopies(own, copy) => match (own.is_illegible(), copy.is_illegible()) {
+                (false, true) => own.log_likelihood(body, mark, needed),
+                (true, false) => copy.log_likelihood(body, mark, f32::NEG_INFINITY),
+                _ => {
+                    let part = |c: &CellReading| {
+                        c.log_likelihood(body, mark, f32::NEG_INFINITY)
+                            .max(c.unreadable_log_likelihood())
+                    };
+                    part(own) + part(copy)
+                }
+            },
         }
     }
 
@@ -75,6 +90,11 @@ impl CellEvidence for CellReading {
         match self {
             CellReading::Read(c) => c.unreadable_log_likelihood(),
             CellReading::Blank(c) => c.unreadable_log_likelihood(),
+            CellReading::BothCopies(own, copy) => match (own.is_illegible(), copy.is_illegible()) {
+                (false, true) => own.unreadable_log_likelihood(),
+                (true, false) => copy.unreadable_log_likelihood(),
+                _ => own.unreadable_log_likelihood() + copy.unreadable_log_likelihood(),
+            },
         }
     }
 
@@ -82,13 +102,17 @@ impl CellEvidence for CellReading {
         match self {
             CellReading::Read(c) => c.is_illegible(),
             CellReading::Blank(_) => true,
+            CellReading::BothCopies(own, copy) => own.is_illegible() && copy.is_illegible(),
         }
     }
 
+    /// The game's own sheet's text, or the copy's where the own cell is blank.
     fn text(&self) -> &str {
         match self {
             CellReading::Read(c) => c.text(),
             CellReading::Blank(c) => c.text(),
+            CellReading::BothCopies(own, copy) if own.is_illegible() => copy.text(),
+            CellReading::BothCopies(own, _) => own.text(),
         }
     }
 
@@ -96,6 +120,7 @@ impl CellEvidence for CellReading {
         match self {
             CellReading::Read(c) => c.draw_offer(),
             CellReading::Blank(_) => false,
+            CellReading::BothCopies(own, copy) => own.draw_offer() || copy.draw_offer(),
         }
     }
 }
@@ -103,23 +128,69 @@ impl CellEvidence for CellReading {
 /// A game read from its pages.
 pub struct GameRead {
     pub game: Game,
-    /// The cells found on each page.
+    /// The cells found on each page of the game's own sheet.
     pub pages: Vec<Cells>,
+    /// The cells found on each page of the other player's copy (numbered after `pages`).
+    pub copy_pages: Vec<Cells>,
     /// Every move cell in game order; [`crate::decode::DecodedMove::cell`] indexes this.
     pub cells: Vec<GameCell>,
 }
 
 /// Reads one game from the pages of its scoresheet, in order: a second page continues after
-/// every cell of the first. Errors name the page's file and the cause.
+/// every cell of the first. `copy` holds the other player's sheet of the same game (its pages
+/// in order, or none): both copies' readings of a ply are evidence for the same move. Errors
+/// name the page's file and the cause.
 pub fn read_game(
     sheets: &[Sheet],
+    copy: &[Sheet],
     reader: &Reader,
     options: &ReadOptions,
 ) -> Result<GameRead, ReadError> {
+    let (pages, cells, mut evidence) = read_pages(sheets, 0, reader, options)?;
+    let mut copy_pages = Vec::new();
+    if !copy.is_empty() {
+        let (found, _, copy_evidence) = read_pages(copy, sheets.len(), reader, options)?;
+        copy_pages = found;
+        let mut copy_evidence = copy_evidence.into_iter();
+        evidence = evidence
+            .into_iter()
+            .map(|own| match copy_evidence.next() {
+                Some(other) => CellReading::BothCopies(Box::new(own), Box::new(other)),
+                None => own,
+            })
+            .collect();
+        // Plies only the copy holds (the own sheet stopped early) still count.
+        evidence.extend(copy_evidence);
+    }
+    let game = decode(
+        &evidence,
+        &options.start,
+        options.language,
+        &options.decoder,
+    );
+    Ok(GameRead {
+        game,
+        pages,
+        copy_pages,
+        cells,
+    })
+}
+
+type PagesRead = (Vec<Cells>, Vec<GameCell>, Vec<CellReading>);
+
+/// The cells of one sheet's pages in game order, with their evidence; `first_page` numbers
+/// the pages.
+fn read_pages(
+    sheets: &[Sheet],
+    first_page: usize,
+    reader: &Reader,
+    options: &ReadOptions,
+) -> Result<PagesRead, ReadError> {
     let mut pages = Vec::with_capacity(sheets.len());
     let mut cells = Vec::new();
     let mut evidence = Vec::new();
-    for (page, sheet) in sheets.iter().enumerate() {
+    for (index, sheet) in sheets.iter().enumerate() {
+        let page = first_page + index;
         let found = find_cells(sheet, &options.page).map_err(|e| ReadError(e.to_string()))?;
         let readings = read_cells(reader, sheet, &found).map_err(|e| ReadError(e.to_string()))?;
         let mut by_ply: Vec<(Cell, CtcCell)> = found.cells.iter().cloned().zip(readings).collect();
@@ -163,19 +234,13 @@ pub fn read_game(
         }
         pages.push(found);
     }
-    let game = decode(
-        &evidence,
-        &options.start,
-        options.language,
-        &options.decoder,
-    );
-    Ok(GameRead { game, pages, cells })
+    Ok((pages, cells, evidence))
 }
 
 impl GameRead {
     /// The decode JSON contract, plus for every move its cell (`page`, `quad` in that page's
     /// pixels) and what the reader saw there (`read`, `read_confidence`), and `pages` (each
-    /// page's file).
+    /// page's file: the own sheet's, then the copy's).
     pub fn to_json(&self, tags: &PgnTags) -> Value {
         let mut json = to_json(&self.game, tags);
         if let Some(Value::Array(moves)) = json.get_mut("moves") {
@@ -199,5 +264,73 @@ impl GameRead {
             .map(|p| p.source.clone())
             .collect::<Vec<_>>());
         json
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::recognize::evidence::tests::read_as;
+    use crate::recognize::Charset;
+
+    fn decode_cells(cells: &[CellReading]) -> Vec<String> {
+        let game = decode(
+            cells,
+            &StartPosition::standard(),
+            LanguageChoice::Auto,
+            &DecoderConfig::default(),
+        );
+        game.moves.into_iter().map(|m| m.san).collect()
+    }
+
+    #[test]
+    fn the_other_copy_decides_where_one_sheet_is_unreadable() {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        let read = |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)));
+        let truth = ["e4", "e5", "Nf3", "d6", "h3", "Nf6", "Nc3", "Be7"];
+        // The own sheet's fifth cell is blank (or unreadable); the copy misreads another.
+        let own: Vec<&str> = truth
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if i == 4 { "" } else { *t })
+            .collect();
+        let copy: Vec<&str> = truth
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if i == 2 { "Nf8" } else { *t })
+            .collect();
+        let alone: Vec<CellReading> = own.iter().map(|t| read(t)).collect();
+        assert_ne!(
+            decode_cells(&alone)[4],
+            "h3",
+            "the prior alone guesses another move"
+        );
+        let fused: Vec<CellReading> = own
+            .iter()
+            .zip(&copy)
+            .map(|(a, b)| CellReading::BothCopies(Box::new(read(a)), Box::new(read(b))))
+            .collect();
+        assert_eq!(decode_cells(&fused), truth);
+        // Both readable: the likelihoods multiply; one blank: the other alone counts.
+        let both = CellReading::BothCopies(Box::new(read("e4")), Box::new(read("e4")));
+        let single = read("e4");
+        let e4: Vec<char> = "e4".chars().collect();
+        let (fused_ll, single_ll) = (
+            both.log_likelihood(&e4, "", f32::NEG_INFINITY),
+            single.log_likelihood(&e4, "", f32::NEG_INFINITY),
+        );
+        assert!(
+            (fused_ll - 2.0 * single_ll).abs() < 1e-3,
+            "{fused_ll} vs {single_ll}"
+        );
+        let half = CellReading::BothCopies(Box::new(read("")), Box::new(read("e4")));
+        assert_eq!(half.log_likelihood(&e4, "", f32::NEG_INFINITY), single_ll);
+        assert_eq!(half.text(), "e4");
+        assert!(!half.is_illegible());
+        let none = CellReading::BothCopies(Box::new(read("")), Box::new(read("")));
+        assert!(none.is_illegible());
     }
 }

@@ -2,7 +2,7 @@
 //! the validation writers and fonts) the character error rate and exact-cell rate of the best
 //! path, per language; on the real-dev scans (cells found by the page stage, truth from each
 //! game's moves) the exact-cell rate and how often the true move scores first among the
-//! position's legal moves; and cells read per second.
+//! position's legal moves, and the whole pipeline's move accuracy; and cells read per second.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +14,7 @@ use scoresheet::decode::CellEvidence;
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
+use scoresheet::read::{read_game, ReadOptions};
 use scoresheet::recognize::{read_cells, shipped_model_path, CtcCell, Reader};
 use scoresheet::synth::glyphs::npy_u8_payload;
 use shakmaty::san::San;
@@ -338,5 +339,56 @@ fn real(reader: &Reader, dir: &Path, show_errors: bool) -> Result<(), String> {
     println!("  (exact: the best path equals the move as the game records it; written form: it is");
     println!("  one of the ways an English player may write the true move)");
     print_speed(crop_cells, read_time);
+    decode_real(reader, &games)
+}
+
+/// The whole pipeline on each real-dev scan (`read::read_game`, language not given): move
+/// accuracy against the game's moves as far as the page holds them, ply by ply.
+fn decode_real(reader: &Reader, games: &[PathBuf]) -> Result<(), String> {
+    println!("\nreal-dev scans read end to end (page, reader, decoder; language not given)");
+    let (mut plies, mut right, mut flagged, mut flagged_right) = (0usize, 0usize, 0usize, 0usize);
+    let mut seconds = Vec::new();
+    for game in games {
+        let name = game
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let truth = real_game(&game.join("moves_san.txt"))?;
+        let started = Instant::now();
+        let sheet = Sheet::open(&game.join(format!("{name}.png"))).map_err(|e| e.to_string())?;
+        let read =
+            read_game(&[sheet], &[], reader, &ReadOptions::default()).map_err(|e| e.to_string())?;
+        seconds.push(started.elapsed().as_secs_f64());
+        let on_page = read.cells.len().min(truth.len());
+        let (mut game_right, mut game_flagged) = (0, 0);
+        for (ply, (position, played, _)) in truth.iter().take(on_page).enumerate() {
+            let decoded = read.game.moves.get(ply);
+            let is_right = decoded
+                .is_some_and(|m| m.uci == played.to_uci(position.castles().mode()).to_string());
+            let is_flagged = decoded.is_none_or(|m| m.flagged);
+            game_right += usize::from(is_right);
+            game_flagged += usize::from(is_flagged);
+            flagged_right += usize::from(is_flagged && is_right);
+        }
+        plies += on_page;
+        right += game_right;
+        flagged += game_flagged;
+        println!(
+            "  {name:<8} {on_page:>4} plies  right {:>6.2}%  flagged {:>5.1}%  {:.2} s",
+            100.0 * game_right as f64 / on_page.max(1) as f64,
+            100.0 * game_flagged as f64 / on_page.max(1) as f64,
+            seconds.last().copied().unwrap_or(0.0)
+        );
+    }
+    seconds.sort_by(f64::total_cmp);
+    let unflagged = plies - flagged;
+    println!(
+        "  all      {plies:>4} plies  right {:>6.2}%  flagged {:>5.1}%  unflagged right {:>6.2}%  median {:.2} s per sheet",
+        100.0 * right as f64 / plies.max(1) as f64,
+        100.0 * flagged as f64 / plies.max(1) as f64,
+        100.0 * (right - flagged_right) as f64 / unflagged.max(1) as f64,
+        seconds.get(seconds.len() / 2).copied().unwrap_or(0.0)
+    );
     Ok(())
 }

@@ -65,7 +65,7 @@ impl CellEvidence for CtcCell {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::Arc;
 
     use super::*;
@@ -75,7 +75,7 @@ mod tests {
 
     /// Posteriors a confident reader would give for `text`: each character in two frames
     /// with a blank between, `confidence` on the read class and the rest spread evenly.
-    fn read_as(charset: &Arc<Charset>, text: &str, confidence: f32) -> Posteriors {
+    pub(crate) fn read_as(charset: &Arc<Charset>, text: &str, confidence: f32) -> Posteriors {
         let classes = charset.classes();
         let rest = ((1.0 - confidence) / (classes - 1) as f32).ln();
         let mut logs = Vec::new();
