@@ -132,6 +132,10 @@ struct ReadArgs {
     /// models/reader.onnx.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
+    /// Also write the review page: one self-contained HTML file with every move's cell crop,
+    /// what was read, the move chosen, its confidence and alternatives, and the board.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
 }
 
 /// What is known about a game besides what was written: its language, start and PGN tags.
@@ -369,6 +373,10 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         }
     };
     write_output(args.output.as_deref(), &text)?;
+    if let Some(path) = &args.report {
+        let html = read.review_html(&sheets, &tags);
+        std::fs::write(path, html).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     let name = args.pages[0].display().to_string();
     report_doubts(&name, &read.game);
     Ok(())

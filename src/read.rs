@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use crate::decode::{decode, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell};
 use crate::page::{find_cells, Cell, Cells, PageOptions, Sheet};
 use crate::recognize::{read_cells, CtcCell, Reader};
+use crate::report::html::{review_html, ReviewCell, ReviewPage};
 use crate::report::{to_json, PgnTags};
 use crate::start::StartPosition;
 
@@ -238,6 +239,29 @@ fn read_pages(
 }
 
 impl GameRead {
+    /// The HTML review page ([`crate::report::html`]); `sheets` are the pages this game was
+    /// read from, in the order given to [`read_game`].
+    pub fn review_html(&self, sheets: &[Sheet], tags: &PgnTags) -> String {
+        let cells: Vec<ReviewCell> = self
+            .cells
+            .iter()
+            .map(|c| ReviewCell {
+                page: c.page,
+                quad: c.cell.quad,
+                read: c.text.clone(),
+                read_confidence: c.text_confidence,
+            })
+            .collect();
+        let pages: Vec<ReviewPage> = sheets
+            .iter()
+            .map(|s| ReviewPage {
+                name: &s.name,
+                image: &s.image,
+            })
+            .collect();
+        review_html(&self.game, &cells, &pages, tags)
+    }
+
     /// The decode JSON contract, plus for every move its cell (`page`, `quad` in that page's
     /// pixels) and what the reader saw there (`read`, `read_confidence`), and `pages` (each
     /// page's file: the own sheet's, then the copy's).

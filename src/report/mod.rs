@@ -1,5 +1,7 @@
 //! Writing a decoded game out: PGN for chess software, JSON for tools (a contract: fields are
-//! only ever added).
+//! only ever added), and the HTML review page for arbiters ([`html`]).
+
+pub mod html;
 
 use serde_json::{json, Value};
 use shakmaty::{CastlingMode, Color, Position};
