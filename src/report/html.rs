@@ -322,8 +322,8 @@ tr.selected {{ outline: 3px solid #e67700; outline-offset: -3px; }}
 .bar span {{ display: block; height: 100%; background: #2f9e44; }}
 tr.flagged .bar span {{ background: #d9480f; }}
 .alts {{ font-size: 13px; color: #555; }}
-.board {{ width: 96px; height: 96px; display: block; }}
-.board text {{ font-size: .8px; text-anchor: middle; font-family: "DejaVu Sans", "Segoe UI Symbol", sans-serif; }}
+.board {{ width: 120px; height: 120px; display: block; }}
+.board text {{ font-size: .85px; text-anchor: middle; font-family: "DejaVu Sans", "Segoe UI Symbol", sans-serif; }}
 .board .last {{ fill: #ffd43b99; }}
 .nocell {{ color: #888; font-size: 12px; }}
 </style></head><body>
@@ -353,6 +353,8 @@ document.addEventListener('keydown', e => {{
   const next = e.key === 'ArrowDown' ? current.nextElementSibling : current.previousElementSibling;
   if (next) {{ e.preventDefault(); select(next.dataset.move, true); }}
 }});
+const linked = /^#move-(\d+)$/.exec(location.hash);
+if (linked) select(linked[1], true);
 </script></body></html>
 "##,
         title_html = escape(&title),

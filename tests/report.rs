@@ -1,0 +1,110 @@
+//! The HTML review page in a real browser: Debian's chromium (installed by scripts/setup)
+//! opens the page `scoresheet read --report` writes for a sample sheet, runs its script and
+//! draws it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("scoresheet-report-{}-{name}", std::process::id()))
+}
+
+fn chromium(args: &[&str]) -> std::process::Output {
+    Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--virtual-time-budget=3000",
+        ])
+        .args(args)
+        .output()
+        .expect("chromium runs (scripts/setup installs it)")
+}
+
+#[test]
+fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
+    let report = temp_path("review.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_scoresheet"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "read",
+            "samples/sheets/00002-ru-chesscom-2x25.jpg",
+            "--format",
+            "json",
+            "--report",
+            report.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let game: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let moves = game["moves"].as_array().unwrap().len();
+    assert!(moves > 40, "{moves} moves");
+
+    // The script ran: the move linked from the address is selected in the table and on the
+    // sheet.
+    let url = format!("file://{}#move-5", report.display());
+    let dom = chromium(&["--dump-dom", &url]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(
+        dom.matches("<tr id=\"move-").count(),
+        moves,
+        "one row per move"
+    );
+    assert!(
+        dom.contains("id=\"move-5\" data-move=\"5\" class=\"selected\"")
+            || dom.contains("id=\"move-5\" data-move=\"5\" class=\"flagged selected\""),
+        "the linked row is selected"
+    );
+    assert!(
+        dom.contains("id=\"cell-5\" data-move=\"5\" class=\"cell selected\"")
+            || dom.contains("id=\"cell-5\" data-move=\"5\" class=\"cell flagged selected\""),
+        "the linked cell is outlined on the sheet"
+    );
+
+    // Drawn: the dark header band, the sheet photo beside the table, the crops and boards.
+    let shot = temp_path("review.png");
+    let drawn = chromium(&[
+        "--window-size=1400,3000",
+        &format!("--screenshot={}", shot.display()),
+        &format!("file://{}", report.display()),
+    ]);
+    assert!(shot.exists(), "{}", String::from_utf8_lossy(&drawn.stderr));
+    let image = image::open(&shot).unwrap().to_rgb8();
+    assert_eq!(image.dimensions(), (1400, 3000));
+    let header = image.get_pixel(700, 20).0;
+    assert!(
+        header.iter().all(|&c| c < 60),
+        "dark header, got {header:?}"
+    );
+    // The page column shows the photo: many distinct greys, not a blank panel.
+    let mut levels = std::collections::BTreeSet::new();
+    for y in (200..900).step_by(7) {
+        for x in (40..500).step_by(7) {
+            levels.insert(image.get_pixel(x, y).0[1] / 8);
+        }
+    }
+    assert!(
+        levels.len() > 12,
+        "the sheet is drawn ({} grey levels)",
+        levels.len()
+    );
+    // The table's board squares (#f0d9b5 / #b58863) appear somewhere on the right.
+    let board_squares = image
+        .enumerate_pixels()
+        .filter(|(x, _, p)| *x > 600 && (p.0 == [0xf0, 0xd9, 0xb5] || p.0 == [0xb5, 0x88, 0x63]))
+        .count();
+    assert!(
+        board_squares > 5000,
+        "boards drawn ({board_squares} pixels)"
+    );
+    for path in [&report, &shot] {
+        let _ = std::fs::remove_file(path);
+    }
+}
