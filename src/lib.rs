@@ -9,11 +9,13 @@
 //! - [`decode`]: what was written in each cell ([`decode::CellEvidence`]) to the legal game
 //!   most consistent with it ([`decode::Game`]);
 //! - [`report`]: PGN and JSON for a decoded game;
-//! - [`read`]: the stages joined, from the pages of a scoresheet to its game.
+//! - [`read`]: the stages joined, from the pages of a scoresheet to its game; [`batch`]: many
+//!   games read in parallel into one folder, restartably.
 //!
 //! [`start`] holds the start positions (standard, FEN, Chess960) and [`games`] reads PGN
 //! collections, which the tests, benchmarks and sheet generator draw real games from.
 
+pub mod batch;
 pub mod decode;
 pub mod games;
 pub mod notation;

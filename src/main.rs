@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use scoresheet::batch::{self, Shard};
 use scoresheet::decode::CellEvidence;
 use scoresheet::decode::{decode, DecoderConfig, Game, LanguageChoice, Transcript};
 use scoresheet::notation::{Language, LANGUAGES};
@@ -54,6 +55,14 @@ enum Command {
     /// most consistent with what was written, in any notation or language. Moves in doubt are
     /// flagged (a PGN comment, "flagged" in JSON) with their alternatives.
     Read(Box<ReadArgs>),
+    /// Read many games into one folder, in parallel and restartably (archive ingestion).
+    ///
+    /// INPUT is a folder of images (one page per game) or a manifest: one game per line,
+    /// its pages separated by TABs, paths relative to the manifest. Writes OUT/<stem>.json
+    /// per game, OUT/games.pgn with every finished game and OUT/_summary.json (games, moves,
+    /// flagged moves, failures with causes). Results are written atomically; a rerun skips
+    /// finished games; one bad file never stops the others.
+    Batch(BatchArgs),
     /// List the languages (piece letters) the decoder knows.
     Languages,
 }
@@ -138,6 +147,28 @@ struct ReadArgs {
     report: Option<PathBuf>,
 }
 
+#[derive(clap::Args)]
+struct BatchArgs {
+    /// A folder of images, or a manifest file.
+    input: PathBuf,
+    /// The folder results go to (created if needed).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Games read at once (default: one per core).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Read only shard I of N (games whose index in the input is I modulo N), so N machines
+    /// share an archive; results are named games.I-of-N.pgn and _summary.I-of-N.json.
+    #[arg(long, value_name = "I/N", default_value = "0/1")]
+    shard: String,
+    /// Language of the piece letters: "auto" or a code (see `scoresheet languages`).
+    #[arg(long, default_value = "auto")]
+    lang: String,
+    /// The cell reader (.onnx with its .json card beside it); default: the shipped model.
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+}
+
 /// What is known about a game besides what was written: its language, start and PGN tags.
 #[derive(clap::Args)]
 struct GameArgs {
@@ -210,6 +241,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => run_decode(&args),
         Command::Cells(args) => run_cells(&args),
         Command::Read(args) => run_read(&args),
+        Command::Batch(args) => run_batch(&args),
         Command::Languages => {
             for lang in LANGUAGES {
                 let letters: Vec<String> = lang.letters.iter().map(|v| v.join("/")).collect();
@@ -380,4 +412,70 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     let name = args.pages[0].display().to_string();
     report_doubts(&name, &read.game);
     Ok(())
+}
+
+fn run_batch(args: &BatchArgs) -> Result<(), String> {
+    let shard = Shard::parse(&args.shard).map_err(|e| e.to_string())?;
+    let language = GameArgs {
+        lang: args.lang.clone(),
+        start_fen: None,
+        chess960: None,
+        event: None,
+        white: None,
+        black: None,
+        round: None,
+        date: None,
+    }
+    .language()?;
+    let games = batch::plan(&args.input).map_err(|e| e.to_string())?;
+    let loaded;
+    let reader = match &args.model {
+        Some(path) => {
+            loaded = Reader::load(path).map_err(|e| e.to_string())?;
+            &loaded
+        }
+        None => Reader::shipped().map_err(|e| e.to_string())?,
+    };
+    let options = ReadOptions {
+        language,
+        ..ReadOptions::default()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("--jobs: {e}"))?;
+    let summary = pool
+        .install(|| batch::run(&games, shard, &args.out, reader, &options))
+        .map_err(|e| e.to_string())?;
+    eprintln!(
+        "{}: {} games ({} read now, {} done before), {} moves, {} flagged, {} failed, {:.1} s",
+        args.out.display(),
+        summary.games,
+        summary.read,
+        summary.skipped,
+        summary.moves,
+        summary.flagged,
+        summary.failures.len(),
+        summary.seconds
+    );
+    for (file, cause) in &summary.failures {
+        eprintln!(
+            "  failed: {cause}{}",
+            if cause.contains(file.as_str()) {
+                String::new()
+            } else {
+                format!(" ({file})")
+            }
+        );
+    }
+    if summary.failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} games could not be read (listed in the summary in {})",
+            summary.failures.len(),
+            summary.games,
+            args.out.display()
+        ))
+    }
 }

@@ -307,3 +307,75 @@ fn cells_errors_name_the_file_and_the_cause() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
+    let dir = std::env::temp_dir().join(format!("scoresheet-batch-{}", std::process::id()));
+    let (input, out) = (dir.join("in"), dir.join("out"));
+    std::fs::create_dir_all(&input).unwrap();
+    for stem in ["00001-de-single-40", "00002-ru-chesscom-2x25"] {
+        std::fs::copy(
+            format!("samples/sheets/{stem}.jpg"),
+            input.join(format!("{stem}.jpg")),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        input.join("torn.jpg"),
+        b"\xff\xd8\xff\xe0 not really a JPEG",
+    )
+    .unwrap();
+    std::fs::write(input.join("notes.txt"), b"not an image, not a game").unwrap();
+    let run = || {
+        scoresheet(&[
+            "batch",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--jobs",
+            "2",
+        ])
+    };
+    let first = run();
+    assert_eq!(first.status.code(), Some(1), "a failure is reported");
+    assert!(stderr(&first).contains("torn.jpg"), "{}", stderr(&first));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("_summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["games"], 3);
+    assert_eq!(summary["finished"], 2);
+    assert_eq!(
+        summary["failures"][0]["file"].as_str().unwrap(),
+        input.join("torn.jpg").to_str().unwrap()
+    );
+    for stem in ["00001-de-single-40", "00002-ru-chesscom-2x25"] {
+        let game: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join(format!("{stem}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert!(game["moves"].as_array().unwrap().len() > 40, "{stem}");
+        assert!(
+            game["moves"][0]["quad"].is_array(),
+            "{stem}: each move keeps its cell"
+        );
+    }
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 2);
+    // Nothing half-written is left, and a rerun reads only what failed.
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    let second = run();
+    assert_eq!(second.status.code(), Some(1));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("_summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["skipped"], 2);
+    assert_eq!(summary["read"], 0);
+    assert_eq!(
+        std::fs::read_to_string(out.join("games.pgn")).unwrap(),
+        pgn,
+        "the database is rebuilt the same"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

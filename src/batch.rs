@@ -1,0 +1,379 @@
+//! Archive ingestion: many games read in parallel into one folder, restartably. Every game's
+//! JSON is written atomically (a temporary file renamed into place), so an interrupted run
+//! leaves only whole results, and a rerun skips the games already done. One bad file becomes
+//! one failure with its cause in the summary; it never stops the others.
+
+use std::fmt;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde_json::{json, Value};
+
+use crate::page::Sheet;
+use crate::read::{read_game, ReadOptions};
+use crate::recognize::Reader;
+use crate::report::PgnTags;
+
+/// Image files a folder of scans may hold, by extension.
+const IMAGE_EXTENSIONS: &[&str] = &["jpg", "jpeg", "png", "tif", "tiff", "webp", "bmp"];
+
+/// One game to read: its pages in order, and the name its results go under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchGame {
+    /// `OUT/<id>.json`: the first page's file stem.
+    pub id: String,
+    pub pages: Vec<PathBuf>,
+}
+
+/// A batch that cannot start: what and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchError(pub String);
+
+impl fmt::Display for BatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BatchError {}
+
+/// Which share of the games this machine reads: games `i` with `i % count == index`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parses `I/N` (0 <= I < N).
+    pub fn parse(text: &str) -> Result<Shard, BatchError> {
+        let bad = || {
+            BatchError(format!(
+                "--shard {text:?}: expected I/N with 0 <= I < N, e.g. 0/4"
+            ))
+        };
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+fn is_image(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// The games of `input`: every image of a folder (one page each, sorted by name), or a
+/// manifest, a text file with one game per line whose pages are separated by TABs (paths
+/// relative to the manifest's folder; blank lines and lines starting with `#` are skipped).
+/// Two games that would write the same result file are refused.
+pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
+    let name = input.display();
+    let meta = std::fs::metadata(input).map_err(|e| BatchError(format!("{name}: {e}")))?;
+    let mut games = Vec::new();
+    if meta.is_dir() {
+        let mut images: Vec<PathBuf> = std::fs::read_dir(input)
+            .map_err(|e| BatchError(format!("{name}: {e}")))?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.is_file() && is_image(path))
+            .collect();
+        images.sort();
+        games.extend(images.into_iter().map(|page| BatchGame {
+            id: stem(&page),
+            pages: vec![page],
+        }));
+    } else {
+        let text = std::fs::read_to_string(input)
+            .map_err(|e| BatchError(format!("{name}: not a folder or a readable manifest: {e}")))?;
+        let base = input.parent().unwrap_or(Path::new("."));
+        for (number, line) in text.lines().enumerate() {
+            let line = line.trim_end_matches('\r');
+            if line.trim().is_empty() || line.trim_start().starts_with('#') {
+                continue;
+            }
+            let pages: Vec<PathBuf> = line
+                .split('\t')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(|p| base.join(p))
+                .collect();
+            let Some(first) = pages.first() else {
+                return Err(BatchError(format!("{name}:{}: no page", number + 1)));
+            };
+            games.push(BatchGame {
+                id: stem(first),
+                pages,
+            });
+        }
+    }
+    let mut ids: Vec<(&str, &Path)> = games
+        .iter()
+        .map(|g| (g.id.as_str(), g.pages[0].as_path()))
+        .collect();
+    ids.sort();
+    for pair in ids.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            return Err(BatchError(format!(
+                "{name}: {} and {} would both write {}.json; rename one",
+                pair[0].1.display(),
+                pair[1].1.display(),
+                pair[0].0
+            )));
+        }
+    }
+    if games.is_empty() {
+        return Err(BatchError(format!("{name}: no images to read")));
+    }
+    Ok(games)
+}
+
+/// How a batch went.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BatchSummary {
+    /// Games of this shard.
+    pub games: usize,
+    /// Read in this run.
+    pub read: usize,
+    /// Already done by an earlier run.
+    pub skipped: usize,
+    /// Moves and flagged moves over every finished game of this shard.
+    pub moves: usize,
+    pub flagged: usize,
+    /// `(first page, cause)` of every game that could not be read.
+    pub failures: Vec<(String, String)>,
+    pub seconds: f64,
+}
+
+impl BatchSummary {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "games": self.games,
+            "read": self.read,
+            "skipped": self.skipped,
+            "finished": self.games - self.failures.len(),
+            "moves": self.moves,
+            "flagged": self.flagged,
+            "failures": self.failures.iter()
+                .map(|(file, error)| json!({"file": file, "error": error}))
+                .collect::<Vec<_>>(),
+            "seconds": (self.seconds * 10.0).round() / 10.0,
+        })
+    }
+}
+
+/// Writes `bytes` to `path` whole or not at all: a temporary file beside it, renamed into place.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, bytes)
+        .and_then(|_| std::fs::rename(&temporary, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            format!("{}: {e}", path.display())
+        })
+}
+
+/// Shows progress on standard error: a bar with the rate and time left on a terminal, a line
+/// every tenth of the work otherwise.
+struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    started: Instant,
+    terminal: bool,
+    lock: Mutex<()>,
+}
+
+impl Progress {
+    fn tick(&self) {
+        let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        let _guard = self.lock.lock();
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let rate = done as f64 / elapsed.max(1e-6);
+        let left = (self.total - done) as f64 / rate.max(1e-9);
+        let width = 30;
+        let filled = done * width / self.total.max(1);
+        let line = format!(
+            "[{}{}] {done}/{} games, {rate:.2} games/s, {:.0} s left",
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            self.total,
+            left
+        );
+        let mut err = std::io::stderr().lock();
+        if self.terminal {
+            let _ = write!(err, "\r{line}");
+            if done == self.total {
+                let _ = writeln!(err);
+            }
+        } else if done == self.total || done.is_multiple_of((self.total / 10).max(1)) {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+}
+
+/// Reads every game of `games` in `shard` into `out` (`<id>.json` each, then `games.pgn` of
+/// every finished game and `_summary.json`), on the current rayon pool. Games whose JSON is
+/// already in `out` are not read again.
+pub fn run(
+    games: &[BatchGame],
+    shard: Shard,
+    out: &Path,
+    reader: &Reader,
+    options: &ReadOptions,
+) -> Result<BatchSummary, BatchError> {
+    std::fs::create_dir_all(out).map_err(|e| BatchError(format!("{}: {e}", out.display())))?;
+    let started = Instant::now();
+    let mine: Vec<&BatchGame> = games
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % shard.count == shard.index)
+        .map(|(_, g)| g)
+        .collect();
+    let result_path = |game: &BatchGame| out.join(format!("{}.json", game.id));
+    let todo: Vec<&BatchGame> = mine
+        .iter()
+        .copied()
+        .filter(|g| !result_path(g).is_file())
+        .collect();
+    let progress = Progress {
+        total: todo.len(),
+        done: AtomicUsize::new(0),
+        started: Instant::now(),
+        terminal: std::io::stderr().is_terminal(),
+        lock: Mutex::new(()),
+    };
+    let failures: Vec<(String, String)> = todo
+        .par_iter()
+        .filter_map(|game| {
+            let outcome = read_one(game, reader, options)
+                .and_then(|json| write_atomically(&result_path(game), json.as_bytes()));
+            progress.tick();
+            outcome
+                .err()
+                .map(|cause| (game.pages[0].display().to_string(), cause))
+        })
+        .collect();
+
+    // The database and the counts cover every finished game of the shard, this run's or not.
+    let (mut pgn, mut moves, mut flagged) = (String::new(), 0, 0);
+    for game in &mine {
+        let Ok(text) = std::fs::read_to_string(result_path(game)) else {
+            continue;
+        };
+        let Ok(json) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        moves += json["moves"].as_array().map_or(0, Vec::len);
+        flagged += json["flagged"].as_u64().unwrap_or(0) as usize;
+        if let Some(game_pgn) = json["pgn"].as_str() {
+            pgn.push_str(game_pgn.trim_end());
+            pgn.push_str("\n\n");
+        }
+    }
+    let suffix = if shard.count > 1 {
+        format!(".{}-of-{}", shard.index, shard.count)
+    } else {
+        String::new()
+    };
+    write_atomically(&out.join(format!("games{suffix}.pgn")), pgn.as_bytes())
+        .map_err(BatchError)?;
+    let summary = BatchSummary {
+        games: mine.len(),
+        read: todo.len() - failures.len(),
+        skipped: mine.len() - todo.len(),
+        moves,
+        flagged,
+        failures,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let text = serde_json::to_string_pretty(&summary.to_json()).unwrap_or_default() + "\n";
+    write_atomically(&out.join(format!("_summary{suffix}.json")), text.as_bytes())
+        .map_err(BatchError)?;
+    Ok(summary)
+}
+
+/// One game's JSON, with the Event tag naming its first page so the database can be traced
+/// back to the archive.
+fn read_one(game: &BatchGame, reader: &Reader, options: &ReadOptions) -> Result<String, String> {
+    let sheets = game
+        .pages
+        .iter()
+        .map(|path| Sheet::open(path).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let read = read_game(&sheets, &[], reader, options).map_err(|e| e.to_string())?;
+    let tags = PgnTags {
+        event: Some(game.id.clone()),
+        ..PgnTags::default()
+    };
+    serde_json::to_string_pretty(&read.to_json(&tags))
+        .map(|text| text + "\n")
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_refuse_nonsense() {
+        assert_eq!(Shard::parse("0/4"), Ok(Shard { index: 0, count: 4 }));
+        assert_eq!(Shard::parse("3/4"), Ok(Shard { index: 3, count: 4 }));
+        for bad in ["4/4", "1/0", "x/2", "2", "-1/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_manifest_lists_games_and_clashing_names_are_refused() {
+        let dir = std::env::temp_dir().join(format!("scoresheet-plan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest = dir.join("games.tsv");
+        std::fs::write(&manifest, "# round 1\nr1/a.jpg\tr1/a-2.jpg\n\nr1/b.png\n").unwrap();
+        let games = plan(&manifest).unwrap();
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].id, "a");
+        assert_eq!(
+            games[0].pages,
+            [dir.join("r1/a.jpg"), dir.join("r1/a-2.jpg")]
+        );
+        std::fs::write(&manifest, "r1/a.jpg\nr2/a.jpg\n").unwrap();
+        let err = plan(&manifest).unwrap_err().to_string();
+        assert!(err.contains("a.json"), "{err}");
+        let err = plan(&dir.join("none")).unwrap_err().to_string();
+        assert!(err.contains("none"), "{err}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn atomic_writes_leave_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("scoresheet-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.json");
+        write_atomically(&path, b"{}").unwrap();
+        write_atomically(&path, b"{\"a\":1}").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
