@@ -53,16 +53,8 @@ pub struct Posteriors {
     pub charset: Arc<Charset>,
     frames: usize,
     log_probs: Vec<f32>,
-}
-
-/// `ln(e^a + e^b)` without overflow; `-inf` is the log of zero.
-fn log_add(a: f32, b: f32) -> f32 {
-    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-    if lo == f32::NEG_INFINITY {
-        hi
-    } else {
-        hi + (lo - hi).exp().ln_1p()
-    }
+    /// The same as probabilities (f64: a class at e^-300 still counts), for the forward pass.
+    probs: Vec<f64>,
 }
 
 impl Posteriors {
@@ -81,6 +73,7 @@ impl Posteriors {
         Ok(Posteriors {
             frames: log_probs.len() / classes,
             charset,
+            probs: log_probs.iter().map(|&p| (p as f64).exp()).collect(),
             log_probs,
         })
     }
@@ -89,10 +82,10 @@ impl Posteriors {
         self.frames
     }
 
+    #[cfg(test)]
     fn at(&self, frame: usize, class: usize) -> f32 {
         self.log_probs[frame * self.charset.classes() + class]
     }
-
     /// The best path: the most likely class in every frame, repeats merged and blanks
     /// dropped; with the path's probability (the product of those frames' maxima), a
     /// lower bound on the text's probability, in 0..=1.
@@ -118,6 +111,13 @@ impl Posteriors {
     /// the text to the frames (forward algorithm). `-inf` when the text cannot be read here
     /// (a character the model does not know, or too long for the frames).
     pub fn log_likelihood(&self, text: &[char]) -> f32 {
+        self.log_likelihood_above(text, f32::NEG_INFINITY)
+    }
+
+    /// [`Posteriors::log_likelihood`] when it is above `needed`; otherwise some value at or
+    /// below `needed`. The forward pass stops once every alignment so far is too unlikely:
+    /// the frames still to come can only lower a path's probability.
+    pub fn log_likelihood_above(&self, text: &[char], needed: f32) -> f32 {
         let mut labels = Vec::with_capacity(text.len());
         for &c in text {
             match self.charset.class(c) {
@@ -125,7 +125,9 @@ impl Posteriors {
                 None => return f32::NEG_INFINITY,
             }
         }
-        // The extended sequence: blank, l1, blank, l2, ..., blank.
+        // The extended sequence: blank, l1, blank, l2, ..., blank. Probabilities are
+        // rescaled to sum to 1 at every frame (the scales' logs add up), which keeps them in
+        // range without a logarithm per state.
         let states = 2 * labels.len() + 1;
         let label_of = |s: usize| {
             if s.is_multiple_of(2) {
@@ -134,41 +136,57 @@ impl Posteriors {
                 labels[s / 2]
             }
         };
-        let mut alpha = vec![f32::NEG_INFINITY; states];
-        let mut next = vec![f32::NEG_INFINITY; states];
-        alpha[0] = self.at(0, 0);
+        let classes = self.charset.classes();
+        let prob = |t: usize, class: usize| self.probs[t * classes + class];
+        let mut alpha = vec![0f64; states];
+        let mut next = vec![0f64; states];
+        alpha[0] = prob(0, 0);
         if states > 1 {
-            alpha[1] = self.at(0, label_of(1));
+            alpha[1] = prob(0, label_of(1));
         }
-        for t in 1..self.frames {
-            // Only states from which the rest of the sequence still fits in the frames left.
-            let remaining = self.frames - t;
-            let lowest = states.saturating_sub(2 * remaining + 2);
-            for s in 0..states {
-                if s < lowest {
-                    next[s] = f32::NEG_INFINITY;
-                    continue;
+        let mut log_scale = 0f64;
+        let needed = needed as f64;
+        for t in 0..self.frames {
+            if t > 0 {
+                // Only states from which the rest of the sequence still fits in the frames
+                // left, and that the frames so far can reach.
+                let remaining = self.frames - t;
+                let lowest = states.saturating_sub(2 * remaining + 2);
+                let highest = (2 * t + 2).min(states);
+                next.fill(0.0);
+                for s in lowest..highest {
+                    let mut sum = alpha[s];
+                    if s >= 1 {
+                        sum += alpha[s - 1];
+                    }
+                    // Skipping the blank between two different labels.
+                    if s >= 2 && s % 2 == 1 && label_of(s) != label_of(s - 2) {
+                        sum += alpha[s - 2];
+                    }
+                    next[s] = sum * prob(t, label_of(s));
                 }
-                let mut sum = alpha[s];
-                if s >= 1 {
-                    sum = log_add(sum, alpha[s - 1]);
-                }
-                // Skipping the blank between two different labels.
-                if s >= 2 && s % 2 == 1 && label_of(s) != label_of(s - 2) {
-                    sum = log_add(sum, alpha[s - 2]);
-                }
-                next[s] = if sum == f32::NEG_INFINITY {
-                    sum
-                } else {
-                    sum + self.at(t, label_of(s))
-                };
+                std::mem::swap(&mut alpha, &mut next);
             }
-            std::mem::swap(&mut alpha, &mut next);
+            let total: f64 = alpha.iter().sum();
+            if total <= 0.0 {
+                return f32::NEG_INFINITY;
+            }
+            alpha.iter_mut().for_each(|a| *a /= total);
+            log_scale += total.ln();
+            // Later frames only lower a path's probability.
+            if log_scale < needed {
+                return f32::NEG_INFINITY;
+            }
         }
-        if states == 1 {
+        let end = if states == 1 {
             alpha[0]
         } else {
-            log_add(alpha[states - 1], alpha[states - 2])
+            alpha[states - 1] + alpha[states - 2]
+        };
+        if end <= 0.0 {
+            f32::NEG_INFINITY
+        } else {
+            (end.ln() + log_scale) as f32
         }
     }
 }
@@ -221,6 +239,35 @@ mod tests {
             }
         }
         total.ln() as f32
+    }
+
+    #[test]
+    fn stopping_early_never_hides_a_likelihood_above_the_bar() {
+        let p = posteriors(&[
+            [0.1, 2.0, -1.0],
+            [1.5, 0.2, 0.3],
+            [0.0, -0.5, 2.5],
+            [2.0, 0.1, 0.1],
+            [0.3, 1.9, 0.0],
+        ]);
+        for text in [&['a'][..], &['a', 'b'], &['b', 'a', 'a'], &['b', 'b', 'b']] {
+            let exact = p.log_likelihood(text);
+            for needed in [exact - 1.0, exact - 1e-3, exact + 1e-3, exact + 5.0] {
+                let got = p.log_likelihood_above(text, needed);
+                if exact > needed {
+                    assert!(
+                        (got - exact).abs() < 1e-5,
+                        "{text:?} {needed}: {got} vs {exact}"
+                    );
+                } else {
+                    assert!(got <= needed, "{text:?} {needed}: {got} vs {exact}");
+                }
+            }
+        }
+        // A posterior at e^-200 still counts.
+        let faint = posteriors(&[[0.0, -200.0, 0.0], [0.0, -200.0, 0.0]]);
+        let ll = faint.log_likelihood(&['a']);
+        assert!(ll.is_finite() && ll < -190.0, "{ll}");
     }
 
     #[test]

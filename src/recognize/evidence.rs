@@ -4,15 +4,23 @@
 
 use crate::decode::{CellEvidence, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
 
+use std::sync::Mutex;
+
+use rustc_hash::FxHashMap;
+
 use super::ctc::Posteriors;
 
 /// One cell's posteriors as [`CellEvidence`].
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct CtcCell {
     posteriors: Posteriors,
     /// The best path, shown in reports.
     text: String,
     text_log_likelihood: f32,
+    /// Texts already scored: the decoder asks for the same written forms from many positions.
+    /// Each holds the value found and the `needed` it was computed for (a value at or below
+    /// that `needed` is only an upper bound).
+    scored: Mutex<FxHashMap<Vec<char>, (f32, f32)>>,
 }
 
 impl CtcCell {
@@ -24,6 +32,7 @@ impl CtcCell {
             posteriors,
             text,
             text_log_likelihood,
+            scored: Mutex::new(FxHashMap::default()),
         }
     }
 
@@ -38,10 +47,22 @@ impl CtcCell {
 }
 
 impl CellEvidence for CtcCell {
-    fn log_likelihood(&self, body: &[char], mark: &str, _needed: f32) -> f32 {
-        let mut chars = body.to_vec();
+    fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
+        let mut chars = Vec::with_capacity(body.len() + mark.len());
+        chars.extend_from_slice(body);
         chars.extend(mark.chars());
-        self.posteriors.log_likelihood(&chars)
+        if let Ok(scored) = self.scored.lock() {
+            if let Some(&(value, computed_for)) = scored.get(&chars) {
+                if value > computed_for || needed >= computed_for {
+                    return value;
+                }
+            }
+        }
+        let value = self.posteriors.log_likelihood_above(&chars, needed);
+        if let Ok(mut scored) = self.scored.lock() {
+            scored.insert(chars, (value, needed));
+        }
+        value
     }
 
     /// Junk is random writing that happens to read as the best path: that text's likelihood,
