@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::decode::{decode, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell};
 use crate::page::{find_cells, Cell, Cells, PageOptions, Sheet};
-use crate::recognize::{read_cells, CtcCell, Reader};
+use crate::recognize::{read_cells, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
 use crate::report::html::{review_html, ReviewCell, ReviewPage};
 use crate::report::{to_json, PgnTags};
 use crate::start::StartPosition;
@@ -20,6 +20,8 @@ pub struct ReadOptions {
     pub language: LanguageChoice,
     pub page: PageOptions,
     pub decoder: DecoderConfig,
+    /// Weight of the reader's evidence against the decoder's prior ([`CtcCell::with_scale`]).
+    pub evidence_scale: f32,
 }
 
 impl Default for ReadOptions {
@@ -29,6 +31,7 @@ impl Default for ReadOptions {
             language: LanguageChoice::Auto,
             page: PageOptions::default(),
             decoder: DecoderConfig::default(),
+            evidence_scale: DEFAULT_EVIDENCE_SCALE,
         }
     }
 }
@@ -222,7 +225,7 @@ fn read_pages(
                 (String::new(), 0.0)
             };
             evidence.push(if cell.ink {
-                CellReading::Read(reading)
+                CellReading::Read(reading.with_scale(options.evidence_scale))
             } else {
                 CellReading::Blank(TypedCell::new(""))
             });

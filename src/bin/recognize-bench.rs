@@ -15,7 +15,10 @@ use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
 use scoresheet::read::{read_game, ReadOptions};
-use scoresheet::recognize::{read_cells, shipped_model_path, CtcCell, Reader};
+use scoresheet::recognize::{
+    read_cells, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
+};
+use scoresheet::start::StartPosition;
 use scoresheet::synth::glyphs::npy_u8_payload;
 use shakmaty::san::San;
 use shakmaty::{Chess, Move, Position};
@@ -41,6 +44,15 @@ struct Args {
     /// Print every real cell read wrongly.
     #[arg(long)]
     show_errors: bool,
+    /// Folders of generated sheets (`scoresheet-synth --out DIR`) to read end to end.
+    #[arg(long)]
+    sheets: Vec<PathBuf>,
+    /// At most this many sheets of each folder.
+    #[arg(long, default_value_t = 60)]
+    sheet_limit: usize,
+    /// Weight of the reader's evidence in the decoder (see `CtcCell::with_scale`).
+    #[arg(long, default_value_t = DEFAULT_EVIDENCE_SCALE)]
+    evidence_scale: f32,
 }
 
 fn main() {
@@ -68,12 +80,19 @@ fn run(args: &Args) -> Result<(), String> {
     for folder in &args.cells {
         generated(&reader, folder, args.limit)?;
     }
+    let options = ReadOptions {
+        evidence_scale: args.evidence_scale,
+        ..ReadOptions::default()
+    };
+    for folder in &args.sheets {
+        generated_sheets(&reader, folder, args.sheet_limit, &options)?;
+    }
     if !args.no_real {
         let dir = args
             .real_dev
             .clone()
             .unwrap_or_else(|| shared_data_dir().join("real-dev"));
-        real(&reader, &dir, args.show_errors)?;
+        real(&reader, &dir, args.show_errors, &options)?;
     }
     Ok(())
 }
@@ -257,7 +276,12 @@ fn true_move_first(cell: &CtcCell, position: &Chess, played: Move, english: &Lan
     best_true > best_other
 }
 
-fn real(reader: &Reader, dir: &Path, show_errors: bool) -> Result<(), String> {
+fn real(
+    reader: &Reader,
+    dir: &Path,
+    show_errors: bool,
+    options: &ReadOptions,
+) -> Result<(), String> {
     let english = Language::by_code("en").ok_or("no English")?;
     let style = Style::default();
     let mut games: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -339,12 +363,12 @@ fn real(reader: &Reader, dir: &Path, show_errors: bool) -> Result<(), String> {
     println!("  (exact: the best path equals the move as the game records it; written form: it is");
     println!("  one of the ways an English player may write the true move)");
     print_speed(crop_cells, read_time);
-    decode_real(reader, &games)
+    decode_real(reader, &games, options)
 }
 
 /// The whole pipeline on each real-dev scan (`read::read_game`, language not given): move
 /// accuracy against the game's moves as far as the page holds them, ply by ply.
-fn decode_real(reader: &Reader, games: &[PathBuf]) -> Result<(), String> {
+fn decode_real(reader: &Reader, games: &[PathBuf], options: &ReadOptions) -> Result<(), String> {
     println!("\nreal-dev scans read end to end (page, reader, decoder; language not given)");
     let (mut plies, mut right, mut flagged, mut flagged_right) = (0usize, 0usize, 0usize, 0usize);
     let mut seconds = Vec::new();
@@ -357,8 +381,7 @@ fn decode_real(reader: &Reader, games: &[PathBuf]) -> Result<(), String> {
         let truth = real_game(&game.join("moves_san.txt"))?;
         let started = Instant::now();
         let sheet = Sheet::open(&game.join(format!("{name}.png"))).map_err(|e| e.to_string())?;
-        let read =
-            read_game(&[sheet], &[], reader, &ReadOptions::default()).map_err(|e| e.to_string())?;
+        let read = read_game(&[sheet], &[], reader, options).map_err(|e| e.to_string())?;
         seconds.push(started.elapsed().as_secs_f64());
         let on_page = read.cells.len().min(truth.len());
         let (mut game_right, mut game_flagged) = (0, 0);
@@ -389,6 +412,112 @@ fn decode_real(reader: &Reader, games: &[PathBuf]) -> Result<(), String> {
         100.0 * flagged as f64 / plies.max(1) as f64,
         100.0 * (right - flagged_right) as f64 / unflagged.max(1) as f64,
         seconds.get(seconds.len() / 2).copied().unwrap_or(0.0)
+    );
+    Ok(())
+}
+
+/// Generated sheets read end to end (start position from the truth, language not given):
+/// move accuracy against the game, ply by ply, per language and layout.
+fn generated_sheets(
+    reader: &Reader,
+    folder: &Path,
+    limit: usize,
+    options: &ReadOptions,
+) -> Result<(), String> {
+    let mut truths: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map_err(|e| format!("{}: {e}", folder.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    truths.sort();
+    truths.truncate(limit);
+    println!(
+        "\n{} ({} sheets read end to end, language not given)",
+        folder.display(),
+        truths.len()
+    );
+    #[derive(Default)]
+    struct Count {
+        sheets: usize,
+        plies: usize,
+        right: usize,
+        flagged: usize,
+        exact_games: usize,
+    }
+    let mut groups: BTreeMap<String, Count> = BTreeMap::new();
+    let mut seconds = Vec::new();
+    for path in &truths {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let truth: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let start = StartPosition::from_fen(truth["start_fen"].as_str().unwrap_or(""))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut position = start.position.clone();
+        let mut played = Vec::new();
+        for san in truth["moves_san"].as_array().into_iter().flatten() {
+            let m = san
+                .as_str()
+                .unwrap_or("")
+                .parse::<San>()
+                .ok()
+                .and_then(|s| s.to_move(&position).ok())
+                .ok_or(format!("{}: bad move {san}", path.display()))?;
+            played.push(m.to_uci(start.castling_mode).to_string());
+            position.play_unchecked(m);
+        }
+        let image = folder.join(truth["image"].as_str().unwrap_or(""));
+        let started = Instant::now();
+        let sheet = Sheet::open(&image).map_err(|e| e.to_string())?;
+        let read = read_game(
+            &[sheet],
+            &[],
+            reader,
+            &ReadOptions {
+                start: start.clone(),
+                ..options.clone()
+            },
+        );
+        seconds.push(started.elapsed().as_secs_f64());
+        let right = match &read {
+            Ok(read) => played
+                .iter()
+                .zip(&read.game.moves)
+                .filter(|(uci, m)| **uci == m.uci)
+                .count(),
+            Err(_) => 0,
+        };
+        let flagged = read.as_ref().map_or(played.len(), |r| {
+            r.game.moves.iter().filter(|m| m.flagged).count()
+        });
+        for key in [
+            format!("lang {}", truth["language"].as_str().unwrap_or("?")),
+            format!("layout {}", truth["layout"].as_str().unwrap_or("?")),
+            "all".to_string(),
+        ] {
+            let count = groups.entry(key).or_default();
+            count.sheets += 1;
+            count.plies += played.len();
+            count.right += right;
+            count.flagged += flagged;
+            count.exact_games += usize::from(right == played.len());
+        }
+    }
+    for (name, c) in &groups {
+        println!(
+            "  {name:<24} {:>3} sheets {:>5} plies  right {:>6.2}%  exact games {:>3}  flagged {:>5.1}%",
+            c.sheets,
+            c.plies,
+            100.0 * c.right as f64 / c.plies.max(1) as f64,
+            c.exact_games,
+            100.0 * c.flagged as f64 / c.plies.max(1) as f64
+        );
+    }
+    seconds.sort_by(f64::total_cmp);
+    println!(
+        "  median {:.2} s, p90 {:.2} s per sheet",
+        seconds.get(seconds.len() / 2).copied().unwrap_or(0.0),
+        seconds.get(seconds.len() * 9 / 10).copied().unwrap_or(0.0)
     );
     Ok(())
 }

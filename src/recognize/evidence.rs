@@ -21,7 +21,14 @@ pub struct CtcCell {
     /// Each holds the value found and the `needed` it was computed for (a value at or below
     /// that `needed` is only an upper bound).
     scored: Mutex<FxHashMap<Vec<char>, (f32, f32)>>,
+    /// Weight of the reader's log-likelihoods against the decoder's move prior and slip
+    /// costs (as the acoustic scale of a speech decoder): a reader trained on generated cells
+    /// is surer of itself than it should be on real ones.
+    scale: f32,
 }
+
+/// The weight [`CtcCell::new`] gives the reader's evidence.
+pub const DEFAULT_EVIDENCE_SCALE: f32 = 1.0;
 
 impl CtcCell {
     pub fn new(posteriors: Posteriors) -> CtcCell {
@@ -33,6 +40,15 @@ impl CtcCell {
             text,
             text_log_likelihood,
             scored: Mutex::new(FxHashMap::default()),
+            scale: DEFAULT_EVIDENCE_SCALE,
+        }
+    }
+
+    /// The same cell with its evidence weighted by `scale` (> 0).
+    pub fn with_scale(self, scale: f32) -> CtcCell {
+        CtcCell {
+            scale: scale.max(1e-3),
+            ..self
         }
     }
 
@@ -51,10 +67,11 @@ impl CellEvidence for CtcCell {
         let mut chars = Vec::with_capacity(body.len() + mark.len());
         chars.extend_from_slice(body);
         chars.extend(mark.chars());
+        let needed = needed / self.scale;
         if let Ok(scored) = self.scored.lock() {
             if let Some(&(value, computed_for)) = scored.get(&chars) {
                 if value > computed_for || needed >= computed_for {
-                    return value;
+                    return self.scale * value;
                 }
             }
         }
@@ -62,14 +79,14 @@ impl CellEvidence for CtcCell {
         if let Ok(mut scored) = self.scored.lock() {
             scored.insert(chars, (value, needed));
         }
-        value
+        self.scale * value
     }
 
     /// Junk is random writing that happens to read as the best path: that text's likelihood,
     /// at the price of a miswritten cell and of each random character (as for typed cells).
     fn unreadable_log_likelihood(&self) -> f32 {
         let random_text = RANDOM_CHAR_LOG_LIKELIHOOD * (self.text.chars().count() + 1) as f32;
-        MISWRITTEN_CELL_LOG_PROB + random_text + self.text_log_likelihood
+        MISWRITTEN_CELL_LOG_PROB + random_text + self.scale * self.text_log_likelihood
     }
 
     fn is_illegible(&self) -> bool {

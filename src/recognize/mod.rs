@@ -11,7 +11,7 @@ pub mod evidence;
 pub mod model;
 
 pub use ctc::{Charset, Posteriors};
-pub use evidence::CtcCell;
+pub use evidence::{CtcCell, DEFAULT_EVIDENCE_SCALE};
 pub use model::{shipped_model_path, ModelCard, Reader, RecognizeError};
 
 use crate::page::{Cells, Sheet};

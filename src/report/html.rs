@@ -197,6 +197,7 @@ pub fn review_html(
     }
 
     // Moves, with the board after each.
+    let greys: Vec<GrayImage> = pages.iter().map(|p| p.image.to_luma8()).collect();
     let mut position = game.start.position.clone();
     let mut rows = String::new();
     let mut crops: Vec<(usize, GrayImage)> = Vec::new();
@@ -214,9 +215,8 @@ pub fn review_html(
         }
         let cell = m.cell.and_then(|c| cells.get(c));
         if let Some(cell) = cell {
-            if let Some(page) = pages.get(cell.page) {
-                let grey = page.image.to_luma8();
-                if let Some(crop) = cell_crop(&grey, cell.quad, CROP_SIZE.0, CROP_SIZE.1) {
+            if let Some(grey) = greys.get(cell.page) {
+                if let Some(crop) = cell_crop(grey, cell.quad, CROP_SIZE.0, CROP_SIZE.1) {
                     crops.push((i, crop));
                 }
             }
