@@ -10,12 +10,11 @@
     scoresheet-synth --games $G --cells --count 6000 --lang all --seed 2 --part validation \
         --out /tmp/cells-val
     python3 training/train.py --train /tmp/cells-train-all /tmp/cells-train-en \
-        --val /tmp/cells-val --run training/runs/reader --steps 14000
+        --val /tmp/cells-val --run training/runs/reader --steps 8000 --save-every 500
     python3 training/train.py --run training/runs/reader --export models/reader
 
 --part keeps validation writers apart: their glyph samples and font families are never trained
-on.
-    python3 training/train.py --run training/runs/reader --export models/reader
+on. models/README.md records what the shipped model was trained with and how well it reads.
 
 Checkpoints go to RUN/checkpoint.pt every --save-every steps; running the same command again
 resumes from it. Needs numpy and torch (CPU is enough); --export also needs onnx.

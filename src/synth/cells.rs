@@ -159,9 +159,10 @@ fn render_cell(
         entry = Entry::default();
     }
     let hand = &writer.hand;
-    // The cell at its scanned size: 25 to 90 pixels high, 3.5 to 5.5 times as wide.
+    // The cell at its scanned size: 25 to 90 pixels high, 3.5 to 7 times as wide (real forms
+    // run from about 4:1 to 6.5:1).
     let cell_h = uniform(rng, 25.0, 90.0);
-    let cell_w = cell_h * uniform(rng, 3.5, 5.5);
+    let cell_w = cell_h * uniform(rng, 3.5, 7.0);
     let (pad_x, pad_y) = (cell_w * 0.35, cell_h * 0.9);
     let (cw, ch) = (
         (cell_w + 2.0 * pad_x).ceil() as u32,
