@@ -145,6 +145,10 @@ struct ReadArgs {
     /// what was read, the move chosen, its confidence and alternatives, and the board.
     #[arg(long, value_name = "FILE.html")]
     report: Option<PathBuf>,
+    /// Also draw each page with its cells and plies, the flagged moves' cells in red, as PNG
+    /// (a second page goes to FILE-2.png, and so on).
+    #[arg(long, value_name = "FILE.png")]
+    overlay: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -409,9 +413,30 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         let html = read.review_html(&sheets, &tags);
         std::fs::write(path, html).map_err(|e| format!("{}: {e}", path.display()))?;
     }
+    if let Some(path) = &args.overlay {
+        for (page, image) in read.overlays(&sheets).iter().enumerate() {
+            let path = numbered_page(path, page);
+            image
+                .save_with_format(&path, image::ImageFormat::Png)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
     let name = args.pages[0].display().to_string();
     report_doubts(&name, &read.game);
     Ok(())
+}
+
+/// `path` for the first page; `stem-2.ext`, `stem-3.ext`... beside it for the next ones.
+fn numbered_page(path: &Path, page: usize) -> PathBuf {
+    if page == 0 {
+        return path.to_path_buf();
+    }
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{}.{}", page + 1, ext.to_string_lossy()),
+        None => format!("{stem}-{}", page + 1),
+    };
+    path.with_file_name(name)
 }
 
 fn run_batch(args: &BatchArgs) -> Result<(), String> {

@@ -4,14 +4,19 @@
 
 use std::fmt;
 
+use image::{Rgb, RgbImage};
 use serde_json::{json, Value};
 
 use crate::decode::{decode, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell};
-use crate::page::{find_cells, Cell, Cells, PageOptions, Sheet};
+use crate::page::overlay::{draw_overlay, mark_cells};
+use crate::page::{find_cells, Cell, Cells, PageOptions, Quad, Sheet};
 use crate::recognize::{read_cells, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
 use crate::report::html::{review_html, ReviewCell, ReviewPage};
 use crate::report::{to_json, PgnTags};
 use crate::start::StartPosition;
+
+/// The outline of a flagged move's cell in [`GameRead::overlays`].
+const FLAGGED: Rgb<u8> = Rgb([220, 20, 20]);
 
 /// What the decoder is told about a game besides its pages.
 #[derive(Clone)]
@@ -263,6 +268,32 @@ impl GameRead {
             })
             .collect();
         review_html(&self.game, &cells, &pages, tags)
+    }
+
+    /// Each page of the game's own sheet (`sheets` as given to [`read_game`]) with the page
+    /// stage's overlay ([`draw_overlay`]: the page, every cell and its ply) and the cells of
+    /// the moves flagged for review outlined again in thick red.
+    pub fn overlays(&self, sheets: &[Sheet]) -> Vec<RgbImage> {
+        sheets
+            .iter()
+            .zip(&self.pages)
+            .enumerate()
+            .map(|(page, (sheet, cells))| {
+                let mut image = draw_overlay(sheet, cells);
+                let flagged: Vec<Quad> = self
+                    .game
+                    .moves
+                    .iter()
+                    .filter(|m| m.flagged)
+                    .filter_map(|m| m.cell.and_then(|i| self.cells.get(i)))
+                    // Plies the page stage found no cell for have an empty box: nothing to draw.
+                    .filter(|c| c.page == page && c.cell.bbox[2] > 0.0)
+                    .map(|c| c.cell.quad)
+                    .collect();
+                mark_cells(&mut image, &flagged, FLAGGED);
+                image
+            })
+            .collect()
     }
 
     /// The decode JSON contract, plus for every move its cell (`page`, `quad` in that page's

@@ -26,6 +26,7 @@ fn chromium(args: &[&str]) -> std::process::Output {
 #[test]
 fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
     let report = temp_path("review.html");
+    let overlay = temp_path("overlay.png");
     let out = Command::new(env!("CARGO_BIN_EXE_scoresheet"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args([
@@ -35,6 +36,8 @@ fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
             "json",
             "--report",
             report.to_str().unwrap(),
+            "--overlay",
+            overlay.to_str().unwrap(),
         ])
         .output()
         .unwrap();
@@ -46,6 +49,27 @@ fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
     let game: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let moves = game["moves"].as_array().unwrap().len();
     assert!(moves > 40, "{moves} moves");
+
+    // The overlay is the page itself, with the flagged moves' cells in red.
+    let drawn = image::open(&overlay).unwrap().to_rgb8();
+    let page = image::open(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("samples/sheets/00002-ru-chesscom-2x25.jpg"),
+    )
+    .unwrap();
+    assert_eq!(drawn.dimensions(), (page.width(), page.height()));
+    let red = drawn.pixels().filter(|p| p.0 == [220, 20, 20]).count();
+    let flagged = game["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["flagged"] == true && m["quad"][2][0].as_f64().unwrap_or(0.0) > 0.0)
+        .count();
+    assert_eq!(
+        red > 0,
+        flagged > 0,
+        "{red} red pixels, {flagged} flagged moves"
+    );
 
     // The script ran: the move linked from the address is selected in the table and on the
     // sheet.

@@ -28,6 +28,15 @@ pub fn draw_overlay(sheet: &Sheet, cells: &Cells) -> RgbImage {
     image
 }
 
+/// Outlines `quads` (cells of the same image) again in `colour`, three times as thick as
+/// [`draw_overlay`]'s lines, so a few cells stand out from the grid: the moves to review.
+pub fn mark_cells(image: &mut RgbImage, quads: &[[Point; 4]], colour: Rgb<u8>) {
+    let thickness = (image.width().max(image.height()) as f32 / 900.0).max(1.0) * 3.0;
+    for quad in quads {
+        draw_polygon(image, quad, thickness, colour);
+    }
+}
+
 fn thick_line(image: &mut RgbImage, a: Point, b: Point, thickness: f32, colour: Rgb<u8>) {
     let steps = thickness.round().max(1.0) as i32;
     for i in 0..steps {
