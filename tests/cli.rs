@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use scoresheet::recognize::ctc::look_alike;
+
 fn scoresheet(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_scoresheet"))
         .args(args)
@@ -237,21 +239,30 @@ fn cells_of_a_sample_sheet_as_json_with_an_overlay() {
 
 #[test]
 fn cells_read_adds_the_model_reading_to_every_cell() {
-    let out = scoresheet(&["cells", "samples/sheets/00001-de-single-40.jpg", "--read"]);
+    let out = scoresheet(&[
+        "cells",
+        "samples/sheets/00002-ru-chesscom-2x25.jpg",
+        "--read",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let truth: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string("samples/sheets/00001-de-single-40.json").unwrap(),
+        &std::fs::read_to_string("samples/sheets/00002-ru-chesscom-2x25.json").unwrap(),
     )
     .unwrap();
+    let written = truth["written"].as_array().unwrap();
     let cells = json["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 100);
     let mut agree = 0;
-    for (cell, written) in cells.iter().zip(truth["written"].as_array().unwrap()) {
+    for cell in cells {
         let confidence = cell["text_confidence"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&confidence), "{cell}");
-        agree += usize::from(cell["text"] == *written);
+        let ply = cell["ply"].as_u64().unwrap() as usize;
+        let truth = written.get(ply - 1).and_then(|w| w.as_str()).unwrap_or("");
+        // К and K, С and C look the same in any hand (`ctc::LOOKALIKES`).
+        agree += usize::from(look_alike(cell["text"].as_str().unwrap(), truth));
     }
-    assert!(agree >= 60, "{agree} of 80 cells read as written");
+    assert!(agree >= 45, "{agree} of 100 cells read as written");
     // A model that is not there is a clear error naming it.
     let out = scoresheet(&[
         "cells",

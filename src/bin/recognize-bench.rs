@@ -15,6 +15,7 @@ use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
 use scoresheet::read::{read_game, ReadOptions};
+use scoresheet::recognize::ctc::latin_lookalike;
 use scoresheet::recognize::{
     read_cells, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
 };
@@ -107,8 +108,12 @@ struct Tally {
 
 impl Tally {
     fn add(&mut self, read: &str, truth: &str) {
-        let (read, truth): (Vec<char>, Vec<char>) =
-            (read.chars().collect(), truth.chars().collect());
+        // Letters that look alike across scripts (К and K) count as the same: no reader can
+        // tell them apart from the ink.
+        let (read, truth): (Vec<char>, Vec<char>) = (
+            read.chars().map(latin_lookalike).collect(),
+            truth.chars().map(latin_lookalike).collect(),
+        );
         self.cells += 1;
         self.exact += usize::from(read == truth);
         self.char_errors += edit_distance(&read, &truth);

@@ -7,7 +7,7 @@ use image::GrayImage;
 use imageproc::geometric_transformations::Projection;
 use rayon::prelude::*;
 
-use super::{Cells, Sheet};
+use super::{Cells, Point, Quad, Sheet};
 
 /// How far beyond a cell's borders a crop reaches, as a share of the cell's width and height
 /// on each side.
@@ -60,18 +60,135 @@ pub fn cell_crop(
     Some(out)
 }
 
+/// The widest cell, width over height, the reader is trained on (`synth::cells` draws 3.5 to
+/// 7): a wider cell warped whole to the reader's input would squash the writing beyond
+/// anything it has seen.
+pub const WIDEST_TRAINED_CELL: f32 = 7.0;
+
+/// The part of the cell `quad` the reader is shown: the whole cell, or, for a cell wider than
+/// [`WIDEST_TRAINED_CELL`], a window of that shape over its ink (as wide as the ink when the
+/// ink is wider, with a third of the cell's height to spare on each side). Players write
+/// at the left of a long cell or anywhere in it; the window follows the ink. A wide cell
+/// without ink is returned whole.
+pub fn reading_window(image: &GrayImage, quad: Quad) -> Quad {
+    let distance = |a: Point, b: Point| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+    let width = (distance(quad[0], quad[1]) + distance(quad[3], quad[2])) / 2.0;
+    let height = (distance(quad[0], quad[3]) + distance(quad[1], quad[2])) / 2.0;
+    if height < 1.0 || width <= height * WIDEST_TRAINED_CELL {
+        return quad;
+    }
+    let aspect = width / height;
+    let Some(ink) = ink_extent(image, quad, aspect) else {
+        return quad;
+    };
+    let spare = 0.35 / aspect;
+    let wanted = (WIDEST_TRAINED_CELL / aspect)
+        .max(ink.1 - ink.0 + 2.0 * spare)
+        .min(1.0);
+    let start = ((ink.0 + ink.1 - wanted) / 2.0).clamp(0.0, 1.0 - wanted);
+    let along = |a: Point, b: Point, t: f32| [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+    let end = start + wanted;
+    [
+        along(quad[0], quad[1], start),
+        along(quad[0], quad[1], end),
+        along(quad[3], quad[2], end),
+        along(quad[3], quad[2], start),
+    ]
+}
+
+/// The horizontal extent of the ink inside the cell `quad` (of shape `aspect`), as shares
+/// of its width from the left border, leaving out the rulings at its borders; `None` if
+/// the cell holds none.
+fn ink_extent(image: &GrayImage, quad: Quad, aspect: f32) -> Option<(f32, f32)> {
+    const HEIGHT: u32 = 32;
+    let (mx, my) = CROP_MARGIN;
+    let width = (HEIGHT as f32 * aspect * (1.0 + 2.0 * mx) / (1.0 + 2.0 * my)).clamp(32.0, 2048.0);
+    let crop = cell_crop(image, quad, width as u32, HEIGHT)?;
+    let (w, h) = (crop.width() as f32, HEIGHT as f32);
+    let (left, right) = (w * mx / (1.0 + 2.0 * mx), w * (1.0 + mx) / (1.0 + 2.0 * mx));
+    let (top, bottom) = (h * my / (1.0 + 2.0 * my), h * (1.0 + my) / (1.0 + 2.0 * my));
+    let inner_height = bottom - top;
+    // Rulings run along the borders: leave out a band of a sixth of the height inside each.
+    let skip = inner_height / 6.0;
+    let rows = (top + skip).round() as u32..(bottom - skip).round() as u32;
+    let columns = (left + skip).round() as u32..(right - skip).round() as u32;
+    let mut values: Vec<u8> = rows
+        .clone()
+        .flat_map(|y| columns.clone().map(move |x| (x, y)))
+        .map(|(x, y)| crop.get_pixel(x, y).0[0])
+        .collect();
+    if values.is_empty() {
+        return None;
+    }
+    let paper = {
+        let middle = values.len() / 2;
+        *values.select_nth_unstable(middle).1 as f32
+    };
+    let dark = paper * 0.65;
+    let inked: Vec<u32> = columns
+        .filter(|&x| {
+            rows.clone()
+                .filter(|&y| (crop.get_pixel(x, y).0[0] as f32) < dark)
+                .count()
+                >= 2
+        })
+        .collect();
+    let (&first, &last) = (inked.first()?, inked.last()?);
+    let share = |x: f32| ((x - left) / (right - left)).clamp(0.0, 1.0);
+    Some((share(first as f32), share(last as f32 + 1.0)))
+}
+
 impl Cells {
-    /// Every cell's crop from `sheet` (the image the cells were found in), in the order of
-    /// [`Cells::cells`], each `width` x `height` grey. A cell whose corners admit no
-    /// perspective map (degenerate) gives a blank crop.
+    /// Every cell's crop from `sheet` (the image the cells were found in) as the reader
+    /// reads it ([`reading_window`] of the cell), in the order of [`Cells::cells`], each
+    /// `width` x `height` grey. A cell whose corners admit no perspective map (degenerate)
+    /// gives a blank crop.
     pub fn crops(&self, sheet: &Sheet, width: u32, height: u32) -> Vec<GrayImage> {
         let grey = sheet.grey();
         self.cells
             .par_iter()
             .map(|cell| {
-                cell_crop(&grey, cell.quad, width, height)
+                cell_crop(&grey, reading_window(&grey, cell.quad), width, height)
                     .unwrap_or_else(|| GrayImage::from_pixel(width, height, image::Luma([255])))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wide_cell_is_read_through_a_window_over_its_ink() {
+        // A 700 x 50 cell (14:1) ruled all round, with a 90-pixel word at x 400..490.
+        let mut image = GrayImage::from_pixel(800, 100, image::Luma([230]));
+        for x in 50..750 {
+            image.put_pixel(x, 25, image::Luma([20]));
+            image.put_pixel(x, 75, image::Luma([20]));
+        }
+        for y in 25..76 {
+            image.put_pixel(50, y, image::Luma([20]));
+            image.put_pixel(750, y, image::Luma([20]));
+        }
+        for x in 400..490 {
+            for y in 40..60 {
+                if (x + y) % 3 == 0 {
+                    image.put_pixel(x, y, image::Luma([30]));
+                }
+            }
+        }
+        let cell = [[50.0, 25.0], [750.0, 25.0], [750.0, 75.0], [50.0, 75.0]];
+        let window = reading_window(&image, cell);
+        let (left, right) = (window[0][0], window[1][0]);
+        assert!((right - left - 350.0).abs() < 2.0, "{left}..{right}");
+        assert!(left < 400.0 && right > 490.0, "{left}..{right}");
+        assert_eq!((window[0][1], window[3][1]), (25.0, 75.0));
+
+        // A cell of a trained shape, or an empty wide one, is read whole.
+        let narrow = [[400.0, 25.0], [700.0, 25.0], [700.0, 75.0], [400.0, 75.0]];
+        assert_eq!(reading_window(&image, narrow), narrow);
+        let blank = GrayImage::from_pixel(800, 100, image::Luma([230]));
+        assert_eq!(reading_window(&blank, cell), cell);
     }
 }

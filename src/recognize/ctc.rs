@@ -5,11 +5,47 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Letters of different scripts that a hand writes alike: Cyrillic К С Т О р and Greek
+/// Α Β Ι Ρ against Latin K C T O p A B I P. A reader cannot tell them apart from the ink (a
+/// Russian knight `Кc3` and an English king `Kc3` look the same), so a text's likelihood
+/// counts either; which one was meant is for the decoder's legal moves and the language to
+/// decide.
+pub const LOOKALIKES: &[(char, char)] = &[
+    ('К', 'K'),
+    ('С', 'C'),
+    ('Т', 'T'),
+    ('О', 'O'),
+    ('р', 'p'),
+    ('Α', 'A'),
+    ('Β', 'B'),
+    ('Ι', 'I'),
+    ('Ρ', 'P'),
+];
+
+/// `c` as the Latin letter it looks like, if it has one ([`LOOKALIKES`]).
+pub fn latin_lookalike(c: char) -> char {
+    LOOKALIKES
+        .iter()
+        .find(|(other, _)| *other == c)
+        .map_or(c, |&(_, latin)| latin)
+}
+
+/// Whether two texts look the same in handwriting: equal once every letter of
+/// [`LOOKALIKES`] is taken as its Latin twin.
+pub fn look_alike(a: &str, b: &str) -> bool {
+    a.chars()
+        .map(latin_lookalike)
+        .eq(b.chars().map(latin_lookalike))
+}
+
 /// The characters a model reads; class 0 is the CTC blank, class `i + 1` is `chars[i]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Charset {
     chars: Vec<char>,
     index: HashMap<char, usize>,
+    /// For every class, the class that stands for it and its lookalikes in a likelihood
+    /// (the lowest of them; itself when it has none).
+    representative: Vec<usize>,
 }
 
 impl Charset {
@@ -21,9 +57,22 @@ impl Charset {
                 return Err(format!("the charset holds {c:?} twice"));
             }
         }
+        let representative = (0..=chars.len())
+            .map(|class| {
+                let Some(c) = class.checked_sub(1).map(|i| chars[i]) else {
+                    return class;
+                };
+                let latin = latin_lookalike(c);
+                chars
+                    .iter()
+                    .position(|&other| latin_lookalike(other) == latin)
+                    .map_or(class, |i| i + 1)
+            })
+            .collect();
         Ok(Charset {
             chars: chars.to_vec(),
             index,
+            representative,
         })
     }
 
@@ -53,7 +102,8 @@ pub struct Posteriors {
     pub charset: Arc<Charset>,
     frames: usize,
     log_probs: Vec<f32>,
-    /// The same as probabilities (f64: a class at e^-300 still counts), for the forward pass.
+    /// The same as probabilities (f64: a class at e^-300 still counts), for the forward pass;
+    /// a class that stands for lookalikes ([`LOOKALIKES`]) holds their probabilities summed.
     probs: Vec<f64>,
 }
 
@@ -70,10 +120,19 @@ impl Posteriors {
         if log_probs.iter().any(|p| p.is_nan() || *p > 1e-3) {
             return Err("log-probabilities must be numbers at most 0".into());
         }
+        let mut probs: Vec<f64> = log_probs.iter().map(|&p| (p as f64).exp()).collect();
+        for frame in probs.chunks_exact_mut(classes) {
+            for class in 0..classes {
+                let stands_for = charset.representative[class];
+                if stands_for != class {
+                    frame[stands_for] += frame[class];
+                }
+            }
+        }
         Ok(Posteriors {
             frames: log_probs.len() / classes,
             charset,
-            probs: log_probs.iter().map(|&p| (p as f64).exp()).collect(),
+            probs,
             log_probs,
         })
     }
@@ -108,8 +167,9 @@ impl Posteriors {
     }
 
     /// Natural-log likelihood that the cell shows `text`: the sum over every alignment of
-    /// the text to the frames (forward algorithm). `-inf` when the text cannot be read here
-    /// (a character the model does not know, or too long for the frames).
+    /// the text to the frames (forward algorithm), a letter with a lookalike in another
+    /// script ([`LOOKALIKES`]) read as either. `-inf` when the text cannot be read here (a
+    /// character the model does not know, or too long for the frames).
     pub fn log_likelihood(&self, text: &[char]) -> f32 {
         self.log_likelihood_above(text, f32::NEG_INFINITY)
     }
@@ -121,7 +181,7 @@ impl Posteriors {
         let mut labels = Vec::with_capacity(text.len());
         for &c in text {
             match self.charset.class(c) {
-                Some(class) => labels.push(class),
+                Some(class) => labels.push(self.charset.representative[class]),
                 None => return f32::NEG_INFINITY,
             }
         }
@@ -340,5 +400,21 @@ mod tests {
         assert!(Posteriors::new(charset(), vec![]).is_err());
         assert!(Posteriors::new(charset(), vec![f32::NAN, -1.0, -1.0]).is_err());
         assert!(Charset::new(&['a', 'a']).is_err());
+    }
+
+    #[test]
+    fn lookalike_letters_share_their_probability() {
+        let charset = Arc::new(Charset::new(&['K', 'c', 'К']).unwrap());
+        // One frame: blank 0.1, K 0.3, c 0.4, К 0.2.
+        let frame = [0.1f32, 0.3, 0.4, 0.2].map(f32::ln).to_vec();
+        let p = Posteriors::new(charset, frame).unwrap();
+        let (latin, cyrillic) = (p.log_likelihood(&['K']), p.log_likelihood(&['К']));
+        assert!((latin - 0.5f32.ln()).abs() < 1e-5, "{latin}");
+        assert_eq!(latin, cyrillic);
+        assert!((p.log_likelihood(&['c']) - 0.4f32.ln()).abs() < 1e-5);
+        // The best path still names the class the model preferred.
+        assert_eq!(p.best_path().0, "c");
+        assert!(look_alike("Кc3", "Kc3") && look_alike("Кр", "Kp"));
+        assert!(!look_alike("Кc3", "Nc3"));
     }
 }
