@@ -7,6 +7,7 @@ use image::GrayImage;
 use imageproc::geometric_transformations::Projection;
 use rayon::prelude::*;
 
+use super::geometry::mean_sides;
 use super::{Cells, Point, Quad, Sheet};
 
 /// How far beyond a cell's borders a crop reaches, as a share of the cell's width and height
@@ -71,9 +72,7 @@ pub const WIDEST_TRAINED_CELL: f32 = 7.0;
 /// at the left of a long cell or anywhere in it; the window follows the ink. A wide cell
 /// without ink is returned whole.
 pub fn reading_window(image: &GrayImage, quad: Quad) -> Quad {
-    let distance = |a: Point, b: Point| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
-    let width = (distance(quad[0], quad[1]) + distance(quad[3], quad[2])) / 2.0;
-    let height = (distance(quad[0], quad[3]) + distance(quad[1], quad[2])) / 2.0;
+    let (width, height) = mean_sides(&quad);
     if height < 1.0 || width <= height * WIDEST_TRAINED_CELL {
         return quad;
     }
@@ -158,6 +157,22 @@ impl Cells {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn crop_of_an_axis_aligned_cell_keeps_the_margins() {
+        // A 100 x 20 cell at (50, 40), inked on its left border only.
+        let mut page = GrayImage::from_pixel(300, 120, image::Luma([255]));
+        for y in 40..60 {
+            page.put_pixel(50, y, image::Luma([0]));
+        }
+        let quad = [[50.0, 40.0], [150.0, 40.0], [150.0, 60.0], [50.0, 60.0]];
+        let crop = cell_crop(&page, quad, 110, 27).unwrap();
+        // The border sits after the left margin: 110 * 0.05 / 1.1 = 5 pixels in.
+        let darkest = (0..110)
+            .min_by_key(|&x| crop.get_pixel(x, 13).0[0])
+            .unwrap();
+        assert_eq!(darkest, 5);
+    }
 
     #[test]
     fn a_wide_cell_is_read_through_a_window_over_its_ink() {

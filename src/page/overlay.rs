@@ -5,7 +5,7 @@
 use image::{Rgb, RgbImage};
 use imageproc::drawing::draw_line_segment_mut;
 
-use super::{Cells, Point, Sheet};
+use super::{Cells, Point, Quad, Sheet};
 
 const PAGE: Rgb<u8> = Rgb([40, 90, 230]);
 const WRITTEN: Rgb<u8> = Rgb([0, 170, 60]);
@@ -30,7 +30,7 @@ pub fn draw_overlay(sheet: &Sheet, cells: &Cells) -> RgbImage {
 
 /// Outlines `quads` (cells of the same image) again in `colour`, three times as thick as
 /// [`draw_overlay`]'s lines, so a few cells stand out from the grid: the moves to review.
-pub fn mark_cells(image: &mut RgbImage, quads: &[[Point; 4]], colour: Rgb<u8>) {
+pub fn mark_cells(image: &mut RgbImage, quads: &[Quad], colour: Rgb<u8>) {
     let thickness = (image.width().max(image.height()) as f32 / 900.0).max(1.0) * 3.0;
     for quad in quads {
         draw_polygon(image, quad, thickness, colour);

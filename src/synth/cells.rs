@@ -315,22 +315,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn crop_of_an_axis_aligned_cell_keeps_the_margins() {
-        // A 100 x 20 cell at (50, 40), inked on its left border only.
-        let mut page = GrayImage::from_pixel(300, 120, image::Luma([255]));
-        for y in 40..60 {
-            page.put_pixel(50, y, image::Luma([0]));
-        }
-        let quad = [[50.0, 40.0], [150.0, 40.0], [150.0, 60.0], [50.0, 60.0]];
-        let crop = cell_crop(&page, quad, 110, 27).unwrap();
-        // The border sits after the left margin: 110 * 0.05 / 1.1 = 5 pixels in.
-        let darkest = (0..110)
-            .min_by_key(|&x| crop.get_pixel(x, 13).0[0])
-            .unwrap();
-        assert_eq!(darkest, 5);
-    }
-
-    #[test]
     fn npy_header_is_aligned_and_shaped() {
         let batch = CellBatch {
             width: 4,
