@@ -13,6 +13,12 @@
         --val /tmp/cells-val --run training/runs/reader --steps 8000 --save-every 500
     python3 training/train.py --run training/runs/reader --export models/reader
 
+A later run can start from an exported reader instead of random weights (fresh cells, a lower
+learning rate), which is how the shipped model was refined (models/README.md):
+
+    python3 training/train.py --train ... --val /tmp/cells-val --run training/runs/reader2 \
+        --init-onnx models/reader.onnx --lr 1e-3 --steps 5500 --save-every 500
+
 --part keeps validation writers apart: their glyph samples and font families are never trained
 on. models/README.md records what the shipped model was trained with and how well it reads.
 
@@ -149,6 +155,10 @@ def evaluate(model, images, texts, charset, limit=4000):
     return {"exact": exact / max(n, 1), "cer": errors / max(chars, 1), "cells": n}
 
 
+def rng_sample(n, k):
+    return np.sort(np.random.default_rng(0).choice(n, min(n, k), replace=False))
+
+
 def export(run, stem):
     state = torch.load(os.path.join(run, "checkpoint.pt"), map_location="cpu")
     charset = state["charset"]
@@ -180,6 +190,54 @@ def export(run, stem):
     print(f"exported {stem}.onnx ({os.path.getsize(stem + '.onnx')} bytes) at step {state['step']}")
 
 
+def warm_start(model, onnx_path, images):
+    """Loads the weights of an exported reader (`--export` output) into `model`.
+
+    The export folded each BatchNorm into the convolution before it, so each convolution gets
+    the folded weight and its BatchNorm is set to add the folded bias back: its scale and
+    shift are measured on `images` so that training-mode BatchNorm (batch statistics) starts
+    out computing what the exported model computes. ONNX orders LSTM gates i, o, f, c where
+    torch orders them i, f, c, o."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(onnx_path).graph
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+
+    def conv_inputs(name):
+        node = next(n for n in graph.node if n.op_type == "Conv" and n.output[0] == name)
+        return weights[node.input[1]], weights[node.input[2]]
+
+    convs = [n.output[0] for n in graph.node if n.op_type == "Conv"]
+    x = to_ink(images)
+    with torch.no_grad():
+        for block, name in zip(model.features, convs):
+            conv, norm = block[0], block[1]
+            weight, bias = conv_inputs(name)
+            conv.weight.copy_(weight)
+            y = conv(x)
+            mean, var = y.mean((0, 2, 3)), y.var((0, 2, 3), unbiased=False)
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            norm.weight.copy_((var + norm.eps).sqrt())
+            norm.bias.copy_(mean + bias)
+            x = block[3](torch.relu(y + bias.view(1, -1, 1, 1)))
+        model.squeeze.weight.copy_(weights["squeeze.weight"])
+        model.squeeze.bias.copy_(weights["squeeze.bias"])
+        lstm = next(n for n in graph.node if n.op_type == "LSTM")
+        w, r, b = (weights[lstm.input[i]] for i in (1, 2, 3))
+        hidden = r.shape[2]
+        order = torch.cat([torch.arange(k * hidden, (k + 1) * hidden) for k in (0, 2, 3, 1)])
+        for direction, suffix in ((0, "_l0"), (1, "_l0_reverse")):
+            getattr(model.rnn, "weight_ih" + suffix).copy_(w[direction][order])
+            getattr(model.rnn, "weight_hh" + suffix).copy_(r[direction][order])
+            getattr(model.rnn, "bias_ih" + suffix).copy_(b[direction][: 4 * hidden][order])
+            getattr(model.rnn, "bias_hh" + suffix).copy_(b[direction][4 * hidden :][order])
+        matmul = next(n for n in graph.node if n.op_type == "MatMul")
+        model.out.weight.copy_(weights[matmul.input[1]].t())
+        model.out.bias.copy_(weights["out.bias"])
+
+
 def train(args):
     os.makedirs(args.run, exist_ok=True)
     torch.set_num_threads(args.threads)
@@ -191,6 +249,9 @@ def train(args):
     state = torch.load(checkpoint_path, map_location="cpu") if os.path.exists(checkpoint_path) else None
     if state:
         charset = state["charset"]
+    elif args.init_onnx:
+        with open(args.init_onnx[: -len(".onnx")] + ".json", encoding="utf-8") as f:
+            charset = json.load(f)["charset"]
     else:
         charset = "".join(sorted(set(BASE_CHARSET) | {c for t in texts for c in t}))
     index = {c: i + 1 for i, c in enumerate(charset)}
@@ -203,6 +264,9 @@ def train(args):
         optimiser.load_state_dict(state["optimiser"])
         step = state["step"]
         print(f"resumed at step {step}")
+    elif args.init_onnx:
+        warm_start(model, args.init_onnx, images[rng_sample(len(images), 512)])
+        print(f"started from the weights of {args.init_onnx}: {evaluate(model, val_images, val_texts, charset)}")
     ctc = nn.CTCLoss(blank=0, zero_infinity=True)
     rng = np.random.default_rng(step + 1)
     started, metrics = time.time(), {}
@@ -246,6 +310,7 @@ def main():
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--save-every", type=int, default=1000)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--init-onnx", metavar="ONNX", help="start from an exported reader's weights (and charset)")
     parser.add_argument("--export", metavar="STEM", help="write STEM.onnx and STEM.json from the checkpoint")
     args = parser.parse_args()
     if args.export:

@@ -61,9 +61,9 @@ pub fn cell_crop(
     Some(out)
 }
 
-/// The widest cell, width over height, the reader is trained on (`synth::cells` draws 3.5 to
-/// 7): a wider cell warped whole to the reader's input would squash the writing beyond
-/// anything it has seen.
+/// The widest cell, width over height, the reader is shown whole (`synth::cells` draws 3.5
+/// to 9.5 and reads the wider ones through [`reading_window`], as the pipeline does): a
+/// wider cell warped whole to the reader's input would squash the writing.
 pub const WIDEST_TRAINED_CELL: f32 = 7.0;
 
 /// The part of the cell `quad` the reader is shown: the whole cell, or, for a cell wider than

@@ -14,7 +14,7 @@ use super::sheet::{pick_game, plan_entries, Entry};
 use super::transcript::Writer;
 use crate::games::PgnGame;
 use crate::notation::Language;
-use crate::page::crop::cell_crop;
+use crate::page::crop::{cell_crop, reading_window};
 
 /// Cells in a row come from one writer, as on a sheet.
 const CELLS_PER_WRITER: usize = 40;
@@ -159,10 +159,11 @@ fn render_cell(
         entry = Entry::default();
     }
     let hand = &writer.hand;
-    // The cell at its scanned size: 25 to 90 pixels high, 3.5 to 7 times as wide (real forms
-    // run from about 4:1 to 6.5:1).
-    let cell_h = uniform(rng, 25.0, 90.0);
-    let cell_w = cell_h * uniform(rng, 3.5, 7.0);
+    // The cell at its scanned size: 16 to 90 pixels high (a whole form scanned at low
+    // resolution gives rows under 20 pixels), 3.5 to 9.5 times as wide (real forms run from
+    // about 4:1 to 9:1; the widest are read through `reading_window`, as on a real page).
+    let cell_h = uniform(rng, 16.0, 90.0);
+    let cell_w = cell_h * uniform(rng, 3.5, 9.5);
     let (pad_x, pad_y) = (cell_w * 0.35, cell_h * 0.9);
     let (cw, ch) = (
         (cell_w + 2.0 * pad_x).ceil() as u32,
@@ -257,6 +258,7 @@ fn render_cell(
         corner(x0 + cell_w, y0 + cell_h),
         corner(x0, y0 + cell_h),
     ];
+    let quad = reading_window(&grey, quad);
     let crop = cell_crop(&grey, quad, options.width, options.height).unwrap_or_else(|| {
         GrayImage::from_pixel(options.width, options.height, image::Luma([paper as u8]))
     });
