@@ -1,8 +1,11 @@
 //! A cell read by the model, as evidence for the decoder: every candidate written form is
 //! scored by its CTC likelihood under the cell's posteriors, not compared with the model's
-//! first guess.
+//! first guess; and, since players slip (a wrong square, a dropped capture mark), also as
+//! the best path written by mistake for the candidate, priced by the typed channel.
 
-use crate::decode::{CellEvidence, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
+use crate::decode::{
+    CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD,
+};
 
 use std::sync::Mutex;
 
@@ -17,6 +20,8 @@ pub struct CtcCell {
     /// The best path, shown in reports.
     text: String,
     text_log_likelihood: f32,
+    /// The best path as typed text, for the slip channel; `None` for a blank cell.
+    as_typed: Option<TypedCell>,
     /// Texts already scored: the decoder asks for the same written forms from many positions.
     /// Each holds the value found and the `needed` it was computed for (a value at or below
     /// that `needed` is only an upper bound).
@@ -35,10 +40,12 @@ impl CtcCell {
         let (text, _) = posteriors.best_path();
         let chars: Vec<char> = text.chars().collect();
         let text_log_likelihood = posteriors.log_likelihood(&chars);
+        let as_typed = (!text.is_empty()).then(|| TypedCell::new(&text));
         CtcCell {
             posteriors,
             text,
             text_log_likelihood,
+            as_typed,
             scored: Mutex::new(FxHashMap::default()),
             scale: DEFAULT_EVIDENCE_SCALE,
         }
@@ -62,8 +69,20 @@ impl CtcCell {
     }
 }
 
-impl CellEvidence for CtcCell {
-    fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
+impl CtcCell {
+    /// The likelihood that the player meant `body` + `mark` but wrote the best path: the best
+    /// path's own likelihood and the typed channel's price of the slip (see
+    /// [`TypedCell`]). A slip of the pen is not a misreading: the posteriors alone would
+    /// price a written `Kc7` meant as `Kxc6` as ink the reader cannot see.
+    fn slip_log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
+        let Some(typed) = &self.as_typed else {
+            return f32::NEG_INFINITY;
+        };
+        let read = self.scale * self.text_log_likelihood;
+        read + typed.log_likelihood(body, mark, needed - read)
+    }
+
+    fn ctc_log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
         let mut chars = Vec::with_capacity(body.len() + mark.len());
         chars.extend_from_slice(body);
         chars.extend(mark.chars());
@@ -80,6 +99,17 @@ impl CellEvidence for CtcCell {
             scored.insert(chars, (value, needed));
         }
         self.scale * value
+    }
+}
+
+impl CellEvidence for CtcCell {
+    /// The likelier of the two ways the cell can show the candidate: written as such and read
+    /// (CTC), or the best path written by a slip for it (a max, not a sum: the two overlap
+    /// where the best path is the candidate).
+    fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
+        let slip = self.slip_log_likelihood(body, mark, needed);
+        self.ctc_log_likelihood(body, mark, needed.max(slip))
+            .max(slip)
     }
 
     /// Junk is random writing that happens to read as the best path: that text's likelihood,
@@ -166,6 +196,41 @@ pub(crate) mod tests {
         let e4_chars: Vec<char> = "e4".chars().collect();
         assert!(
             e4.log_likelihood(&e4_chars, "", f32::NEG_INFINITY) > e4.unreadable_log_likelihood()
+        );
+    }
+
+    #[test]
+    fn a_clear_slip_of_the_pen_costs_the_typed_channel_price_not_unseen_ink() {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        let cell = CtcCell::new(read_as(&charset, "Bf5", 0.99));
+        let chars_of = |text: &str| text.chars().collect::<Vec<char>>();
+        let lowest = f32::NEG_INFINITY;
+
+        // Bg5 written as "Bf5": the reader saw no g, so CTC alone all but rules it out; as a
+        // one-square slip it stays a candidate the rest of the game can choose.
+        let meant = chars_of("Bg5");
+        let read_as_written = cell.ctc_log_likelihood(&meant, "", lowest);
+        let as_slip = cell.slip_log_likelihood(&meant, "", lowest);
+        assert!(
+            as_slip > read_as_written + 3.0,
+            "{as_slip} vs {read_as_written}"
+        );
+        assert_eq!(cell.log_likelihood(&meant, "", lowest), as_slip);
+
+        // What was clearly written is still far likelier than any slip for it.
+        let written = cell.log_likelihood(&chars_of("Bf5"), "", lowest);
+        assert_eq!(
+            written,
+            cell.ctc_log_likelihood(&chars_of("Bf5"), "", lowest)
+        );
+        assert!(written > as_slip + 3.0, "{written} vs {as_slip}");
+
+        // A blank cell has no slip to offer.
+        let blank = CtcCell::new(read_as(&charset, "", 0.9));
+        assert_eq!(
+            blank.slip_log_likelihood(&meant, "", lowest),
+            f32::NEG_INFINITY
         );
     }
 }
