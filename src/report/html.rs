@@ -12,7 +12,8 @@ use shakmaty::{Chess, Color, Position, Role, Square};
 
 use super::{review_note, PgnTags};
 use crate::decode::{Game, StepKind};
-use crate::page::crop::cell_crop;
+use crate::page::crop::{cell_crop, CROP_MARGIN};
+use crate::page::geometry::mean_sides;
 use crate::page::Quad;
 
 /// A page of the scoresheet as the report shows it.
@@ -33,8 +34,28 @@ pub struct ReviewCell {
 /// Longest side of a page as embedded in the report, in pixels: enough to find a cell, small
 /// enough to keep the file light.
 const PAGE_SIDE: u32 = 1400;
-/// Cell crops are shown at this size (the crop keeps the reader's margins).
-const CROP_SIZE: (u32, u32) = (240, 60);
+/// Cell crops are shown this many pixels high (twice the height shown, for sharp screens),
+/// as wide as the cell's own shape, within [`CROP_WIDTHS`]: a long cell squashed into a
+/// fixed box would hide what the player wrote. The crop keeps the reader's margins.
+const CROP_HEIGHT: u32 = 90;
+const CROP_WIDTHS: (u32, u32) = (180, 900);
+
+/// The size of the review crop of the cell `quad`: [`CROP_HEIGHT`] high, its width from the
+/// cell's width over height with the crop's margins.
+fn crop_size(quad: &Quad) -> (u32, u32) {
+    let (width, height) = mean_sides(quad);
+    let grown = (
+        width * (1.0 + 2.0 * CROP_MARGIN.0),
+        height * (1.0 + 2.0 * CROP_MARGIN.1),
+    );
+    let aspect = grown.0 / grown.1;
+    let shown = if aspect.is_finite() && aspect > 0.0 {
+        (CROP_HEIGHT as f32 * aspect).round() as u32
+    } else {
+        CROP_WIDTHS.0
+    };
+    (shown.clamp(CROP_WIDTHS.0, CROP_WIDTHS.1), CROP_HEIGHT)
+}
 
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -216,7 +237,8 @@ pub fn review_html(
         let cell = m.cell.and_then(|c| cells.get(c));
         if let Some(cell) = cell {
             if let Some(grey) = greys.get(cell.page) {
-                if let Some(crop) = cell_crop(grey, cell.quad, CROP_SIZE.0, CROP_SIZE.1) {
+                let (width, height) = crop_size(&cell.quad);
+                if let Some(crop) = cell_crop(grey, cell.quad, width, height) {
                     crops.push((i, crop));
                 }
             }
@@ -315,7 +337,7 @@ th, td {{ padding: 4px 8px; border-bottom: 1px solid #e3e5e8; vertical-align: mi
 tr {{ cursor: pointer; }}
 tr.flagged {{ background: #fff4e6; }}
 tr.selected {{ outline: 3px solid #e67700; outline-offset: -3px; }}
-.crop {{ width: 180px; height: 45px; image-rendering: auto; border: 1px solid #ccc; }}
+.crop {{ height: 45px; width: auto; max-width: 450px; image-rendering: auto; border: 1px solid #ccc; }}
 .san {{ font-weight: 600; font-size: 17px; }}
 .why {{ font-weight: 400; font-size: 12px; color: #d9480f; }}
 .bar {{ width: 60px; height: 6px; background: #e3e5e8; display: inline-block; margin-right: 6px; vertical-align: middle; }}
@@ -369,6 +391,19 @@ if (linked) select(linked[1], true);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn crops_keep_the_cells_shape() {
+        let rectangle = |w: f32, h: f32| [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]];
+        // A 6:1 chess.com cell grown by the margins (1.1 / 1.36) is shown about 4.85:1.
+        assert_eq!(crop_size(&rectangle(300.0, 50.0)), (437, CROP_HEIGHT));
+        // A long single-column cell keeps its length, up to the widest shown.
+        assert_eq!(crop_size(&rectangle(600.0, 50.0)), (874, CROP_HEIGHT));
+        assert_eq!(crop_size(&rectangle(2000.0, 50.0)), (900, CROP_HEIGHT));
+        // Degenerate cells get the narrowest crop, not a division by zero.
+        assert_eq!(crop_size(&rectangle(300.0, 0.0)), (180, CROP_HEIGHT));
+        assert_eq!(crop_size(&rectangle(0.0, 0.0)), (180, CROP_HEIGHT));
+    }
 
     #[test]
     fn base64_matches_known_values() {
