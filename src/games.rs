@@ -123,12 +123,19 @@ pub fn read_pgn(source: impl Read, limit: usize) -> io::Result<Vec<PgnGame>> {
 }
 
 /// The shared data folder (`../shared/data` beside the repository), where the tests and
-/// benchmarks find real games. `SCORESHEET_DATA` overrides it.
+/// benchmarks find real games; for a clone made elsewhere, the link `scripts/setup` leaves in
+/// `.cache/shared-data`. `SCORESHEET_DATA` overrides both.
 pub fn shared_data_dir() -> std::path::PathBuf {
     if let Ok(dir) = std::env::var("SCORESHEET_DATA") {
         return dir.into();
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let beside = repository.join("../shared/data");
+    let linked = repository.join(".cache/shared-data");
+    if !beside.is_dir() && linked.is_dir() {
+        return linked;
+    }
+    beside
 }
 
 #[cfg(test)]
