@@ -250,7 +250,7 @@ def train(args):
     if state:
         charset = state["charset"]
     elif args.init_onnx:
-        with open(args.init_onnx[: -len(".onnx")] + ".json", encoding="utf-8") as f:
+        with open(os.path.splitext(args.init_onnx)[0] + ".json", encoding="utf-8") as f:
             charset = json.load(f)["charset"]
     else:
         charset = "".join(sorted(set(BASE_CHARSET) | {c for t in texts for c in t}))
