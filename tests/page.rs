@@ -202,6 +202,35 @@ fn the_sample_sheets_and_a_layout_hint_agree() {
     }
 }
 
+/// A low-resolution photo (rows about 20 px high) taken at a slant, with a shadow band across
+/// the sheet: the shadow hides the sheet's outline and breaks the rulings into pieces.
+#[test]
+fn finds_the_cells_of_a_slanted_low_resolution_photo_in_shadow() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
+    let name = "00004-fr-single-40";
+    let sheet = Sheet::open(&dir.join(format!("{name}.jpg"))).unwrap();
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap())
+            .unwrap();
+    let cells: Vec<(u32, Quad, bool)> = truth["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["ply"].as_u64().unwrap() as u32,
+                quad(&c["quad"]),
+                c["ink"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let found = find_cells(&sheet, &PageOptions::default()).unwrap();
+    assert_eq!(found.cells.len(), 80);
+    let (matched, wrong, _) = compare(&found, &cells);
+    assert_eq!(wrong, 0, "cells given a wrong ply");
+    assert!(matched >= 78, "{matched} of 80 cells found");
+}
+
 fn encoded(image: DynamicImage) -> Vec<u8> {
     let mut bytes = Vec::new();
     image

@@ -228,6 +228,44 @@ fn table_view(
     paper::covering_view(flat, &to_upright, &image_corners)
 }
 
+/// The table of moves seen through the sheet outline `paper_quad`: the view it was found in,
+/// its blocks, and the view's writing mask.
+fn locate_table(
+    grey: &image::GrayImage,
+    name: &str,
+    paper_quad: &Quad,
+    expected: Option<&[u32]>,
+) -> Result<(paper::Flat, (Vec<table::TableBlock>, lines::Mask)), PageError> {
+    let image_size = grey.dimensions();
+    // A quick look at half resolution finds the table; the final look, at full resolution,
+    // is taken through the map that makes the table a rectangle (undoing what perspective
+    // the sheet's outline left).
+    if let Some(quick) = upright_view(grey, paper_quad, FLAT_WIDTH / 2) {
+        if let Ok((blocks, _)) = detect(&quick, expected) {
+            let fine = table_view(&quick, &blocks, image_size)
+                .and_then(|quad| paper::flatten(grey, &quad, FLAT_WIDTH));
+            if let Some(fine) = fine {
+                if let Ok(result) = detect(&fine, expected) {
+                    return Ok((fine, result));
+                }
+            }
+        }
+    }
+    // Otherwise the long way: the whole sheet at full resolution, then the table's view.
+    let degenerate = || PageError::new(name, "the sheet found in the photo is degenerate");
+    let view = upright_view(grey, paper_quad, FLAT_WIDTH).ok_or_else(degenerate)?;
+    let first = detect(&view, expected).map_err(|e| {
+        PageError::new(
+            name,
+            format!("not a scoresheet, or its grid cannot be seen: {}", e.0),
+        )
+    })?;
+    let second = table_view(&view, &first.0, image_size)
+        .and_then(|quad| paper::flatten(grey, &quad, FLAT_WIDTH))
+        .and_then(|fine| detect(&fine, expected).ok().map(|r| (fine, r)));
+    Ok(second.unwrap_or((view, first)))
+}
+
 /// Finds the move cells of a scoresheet.
 ///
 /// Errors name the sheet and say why no table of moves was found (a photo of something
@@ -241,45 +279,24 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
             format!("a {width} x {height} image is too small to show a scoresheet's lines"),
         ));
     }
-    let paper = paper::find_paper(&grey);
+    let found_paper = paper::find_paper(&grey);
     let expected: Option<Vec<u32>> = options
         .layout
         .as_ref()
         .map(|l| l.blocks.iter().map(|b| b.rows).collect());
     let expected = expected.as_deref();
-    // A quick look at half resolution finds the table; the final look, at full resolution,
-    // is taken through the map that makes the table a rectangle (undoing what perspective
-    // the sheet's outline left).
-    let mut found = None;
-    if let Some(quick) = upright_view(&grey, &paper.quad, FLAT_WIDTH / 2) {
-        if let Ok((blocks, _)) = detect(&quick, expected) {
-            let fine = table_view(&quick, &blocks, (width, height))
-                .and_then(|quad| paper::flatten(&grey, &quad, FLAT_WIDTH));
-            if let Some(fine) = fine {
-                if let Ok(result) = detect(&fine, expected) {
-                    found = Some((fine, result));
-                }
+    let located = locate_table(&grey, &sheet.name, &found_paper.quad, expected);
+    // The outline found may be wrong (a shadow across the sheet cuts it short, a desk as bright
+    // as paper widens it): the whole image is searched before giving up.
+    let (paper, (flat, (blocks, writing))) = match located {
+        Err(error) if !found_paper.fills_image => {
+            let whole = paper::Paper::whole(width, height);
+            match locate_table(&grey, &sheet.name, &whole.quad, expected) {
+                Ok(found) => (whole, found),
+                Err(_) => return Err(error),
             }
         }
-    }
-    // Otherwise the long way: the whole sheet at full resolution, then the table's view.
-    let (flat, (blocks, writing)) = match found {
-        Some(found) => found,
-        None => {
-            let degenerate =
-                || PageError::new(&sheet.name, "the sheet found in the photo is degenerate");
-            let view = upright_view(&grey, &paper.quad, FLAT_WIDTH).ok_or_else(degenerate)?;
-            let first = detect(&view, expected).map_err(|e| {
-                PageError::new(
-                    &sheet.name,
-                    format!("not a scoresheet, or its grid cannot be seen: {}", e.0),
-                )
-            })?;
-            let second = table_view(&view, &first.0, (width, height))
-                .and_then(|quad| paper::flatten(&grey, &quad, FLAT_WIDTH))
-                .and_then(|fine| detect(&fine, expected).ok().map(|r| (fine, r)));
-            second.unwrap_or((view, first))
-        }
+        other => (found_paper, other?),
     };
 
     let to_image = |quad: Quad| -> Quad {

@@ -28,18 +28,21 @@ pub struct Paper {
     pub fills_image: bool,
 }
 
+impl Paper {
+    /// The whole `width` x `height` image taken as the sheet.
+    pub fn whole(width: u32, height: u32) -> Paper {
+        let (w, h) = (width as f32, height as f32);
+        Paper {
+            quad: [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]],
+            fills_image: true,
+        }
+    }
+}
+
 /// Finds the sheet in a grey image.
 pub fn find_paper(grey: &GrayImage) -> Paper {
     let (width, height) = grey.dimensions();
-    let whole = Paper {
-        quad: [
-            [0.0, 0.0],
-            [width as f32, 0.0],
-            [width as f32, height as f32],
-            [0.0, height as f32],
-        ],
-        fills_image: true,
-    };
+    let whole = Paper::whole(width, height);
     let shrink = width.max(height) / THUMB_SIDE;
     if shrink < 2 || width < 16 || height < 16 {
         return whole;

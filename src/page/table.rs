@@ -234,19 +234,40 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
     let mid_y = (y0 + y1) / 2.0;
     let width = r.x_at(mid_y) - l.x_at(mid_y);
     let tolerance = 8.0;
-    let mut crossing_rows: Vec<(f32, HLine)> = horizontals
+    // Each ruling's height in the column and how much of the column's width it covers.
+    let mut pieces: Vec<(f32, f32, HLine)> = horizontals
         .iter()
         .filter_map(|h| {
             let xc = (l.x_at(h.intercept) + r.x_at(h.intercept)) / 2.0;
             let y = h.y_at(xc);
             let (xl, xr) = (l.x_at(y), r.x_at(y));
-            let spans = h.x0 <= xl + 0.15 * width && h.x1 >= xr - 0.15 * width;
-            (spans && y >= y0 - tolerance && y <= y1 + tolerance).then_some((y, *h))
+            let covered = h.x1.min(xr) - h.x0.max(xl);
+            (covered > 0.0 && y >= y0 - tolerance && y <= y1 + tolerance)
+                .then_some((y, covered, *h))
         })
         .collect();
-    crossing_rows.sort_by(|a, b| a.0.total_cmp(&b.0));
-    // One ruling may have been found twice (a thick line, or two segments): keep one.
-    crossing_rows.dedup_by(|b, a| (b.0 - a.0).abs() < 4.0);
+    pieces.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Pieces at one height are one ruling, found twice (a thick line) or broken where
+    // handwriting or shadow hid it; together they must cover most of the column, as a
+    // ruling does and a handwritten stroke does not.
+    let mut crossing_rows: Vec<(f32, HLine)> = Vec::new();
+    let mut at = 0;
+    while at < pieces.len() {
+        let mut end = at + 1;
+        while end < pieces.len() && pieces[end].0 - pieces[end - 1].0 < 4.0 {
+            end += 1;
+        }
+        let group = &pieces[at..end];
+        let covered: f32 = group.iter().map(|p| p.1).sum();
+        let longest = group
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("groups are never empty");
+        if covered >= 0.7 * width {
+            crossing_rows.push((longest.0, longest.2));
+        }
+        at = end;
+    }
     if crossing_rows.len() < 5 {
         return None;
     }
