@@ -107,6 +107,19 @@ pub fn mean_sides(quad: &Quad) -> (f32, f32) {
     )
 }
 
+/// Distance from `point` to the segment from `a` to `b`.
+pub fn distance_to_segment(point: Point, a: Point, b: Point) -> f32 {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let length_squared = dx * dx + dy * dy;
+    let t = if length_squared > 0.0 {
+        (((point[0] - a[0]) * dx + (point[1] - a[1]) * dy) / length_squared).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let (x, y) = (a[0] + t * dx, a[1] + t * dy);
+    ((point[0] - x).powi(2) + (point[1] - y).powi(2)).sqrt()
+}
+
 /// `[x, y, w, h]` around a quadrilateral.
 pub fn bounding_box(quad: &Quad) -> [f32; 4] {
     let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
@@ -191,6 +204,16 @@ pub fn quad_iou(a: &Quad, b: &Quad) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distance_to_segment_of_known_points() {
+        let (a, b) = ([0.0, 0.0], [4.0, 0.0]);
+        assert_eq!(distance_to_segment([2.0, 3.0], a, b), 3.0);
+        // Beyond an end, the distance is to that end.
+        assert_eq!(distance_to_segment([7.0, 4.0], a, b), 5.0);
+        assert_eq!(distance_to_segment([-3.0, -4.0], a, b), 5.0);
+        assert_eq!(distance_to_segment([1.0, 1.0], a, a), 2f32.sqrt());
+    }
 
     #[test]
     fn iou_of_known_squares() {

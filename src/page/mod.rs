@@ -285,20 +285,34 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
         .as_ref()
         .map(|l| l.blocks.iter().map(|b| b.rows).collect());
     let expected = expected.as_deref();
-    let located = locate_table(&grey, &sheet.name, &found_paper.quad, expected);
-    // The outline found may be wrong (a shadow across the sheet cuts it short, a desk as bright
-    // as paper widens it): the whole image is searched before giving up.
-    let (paper, (flat, (blocks, writing))) = match located {
-        Err(error) if !found_paper.fills_image => {
-            let whole = paper::Paper::whole(width, height);
-            match locate_table(&grey, &sheet.name, &whole.quad, expected) {
-                Ok(found) => (whole, found),
-                Err(_) => return Err(error),
-            }
-        }
-        other => (found_paper, other?),
+    let through = |paper: paper::Paper| {
+        locate_table(&grey, &sheet.name, &paper.quad, expected)
+            .map(|found| cells_of(&sheet.name, (width, height), paper, found))
     };
+    let first = through(found_paper);
+    if found_paper.fills_image {
+        return first;
+    }
+    // The outline found may be wrong: a shadow across the sheet cuts it short (no table is
+    // found, or one that ends at the cut), a desk as bright as paper widens it. Then the
+    // whole image is searched too, and the larger table kept.
+    match first {
+        Ok(cells) if !cells.table_reaches_page_edge() => Ok(cells),
+        Ok(cells) => match through(paper::Paper::whole(width, height)) {
+            Ok(whole) if whole.cells.len() > cells.cells.len() => Ok(whole),
+            _ => Ok(cells),
+        },
+        Err(error) => through(paper::Paper::whole(width, height)).map_err(|_| error),
+    }
+}
 
+/// The cells of the blocks found in view `flat`, in image pixels and ply order.
+fn cells_of(
+    source: &str,
+    (width, height): (u32, u32),
+    paper: paper::Paper,
+    (flat, (blocks, writing)): (paper::Flat, (Vec<table::TableBlock>, lines::Mask)),
+) -> Cells {
     let to_image = |quad: Quad| -> Quad {
         quad.map(|[x, y]| {
             let (u, v) = flat.to_source * (x, y);
@@ -339,14 +353,14 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
         });
     }
     cells.sort_by_key(|c| c.ply);
-    Ok(Cells {
-        source: sheet.name.clone(),
+    Cells {
+        source: source.to_string(),
         image_width: width,
         image_height: height,
         page_quad: paper.quad,
         blocks: found_blocks,
         cells,
-    })
+    }
 }
 
 fn round_point([x, y]: Point) -> Value {
@@ -354,6 +368,20 @@ fn round_point([x, y]: Point) -> Value {
 }
 
 impl Cells {
+    /// Whether a block's corner lies within a row's height of the page's outline. A printed
+    /// table has margins around it, so such a table is cut short by an outline found wrong.
+    fn table_reaches_page_edge(&self) -> bool {
+        let page = &self.page_quad;
+        self.blocks.iter().any(|block| {
+            let row_height = geometry::mean_sides(&block.quad).1 / block.rows.max(1) as f32;
+            block.quad.iter().any(|&corner| {
+                (0..4).any(|i| {
+                    geometry::distance_to_segment(corner, page[i], page[(i + 1) % 4]) < row_height
+                })
+            })
+        })
+    }
+
     /// The cells JSON (a contract: fields are only ever added):
     /// `{"image":{"file","width","height"},"page":{"quad"},"blocks":[...],
     /// "cells":[{"ply","move","side","quad","bbox","ink","ink_share"}]}`.
@@ -384,5 +412,50 @@ impl Cells {
     /// far as the sheet shows it).
     pub fn last_written_ply(&self) -> Option<u32> {
         self.cells.iter().filter(|c| c.ink).map(|c| c.ply).max()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cells_with_block(block_quad: Quad) -> Cells {
+        Cells {
+            source: "sheet.jpg".into(),
+            image_width: 1000,
+            image_height: 1400,
+            page_quad: [
+                [100.0, 100.0],
+                [900.0, 100.0],
+                [900.0, 1300.0],
+                [100.0, 1300.0],
+            ],
+            blocks: vec![Block {
+                first_move: 1,
+                rows: 40,
+                has_numbers: true,
+                quad: block_quad,
+            }],
+            cells: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_table_with_margins_is_inside_the_page_and_one_at_the_outline_is_cut() {
+        // 40 rows of 20 px: the margins below are 300 px, then 10 px.
+        let inside = cells_with_block([
+            [200.0, 200.0],
+            [800.0, 200.0],
+            [800.0, 1000.0],
+            [200.0, 1000.0],
+        ]);
+        assert!(!inside.table_reaches_page_edge());
+        let cut = cells_with_block([
+            [200.0, 490.0],
+            [800.0, 490.0],
+            [800.0, 1290.0],
+            [200.0, 1290.0],
+        ]);
+        assert!(cut.table_reaches_page_edge());
     }
 }
