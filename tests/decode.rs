@@ -134,10 +134,11 @@ fn the_search_finds_a_game_at_least_as_likely_as_the_true_one() {
             search_errors += 1;
         }
     }
+    eprintln!("{search_errors} search errors in 12 games");
     // A beam is not exact; this bounds how often it misses a better game (see the README's
-    // known limits).
+    // known limits). Measured: none of the 12 (2026-11-25).
     assert!(
-        search_errors <= 4,
+        search_errors <= 2,
         "{search_errors} of 12 games had a better game than the one found"
     );
 }
@@ -174,7 +175,9 @@ fn medium_noise_keeps_almost_every_move() {
         "the noise altered too few cells to test anything"
     );
     let accuracy = right as f64 / total as f64;
-    assert!(accuracy > 0.9, "medium-noise accuracy {accuracy:.3}");
+    eprintln!("medium-noise accuracy {accuracy:.4} ({right} of {total} plies)");
+    // Measured 0.992 (2026-11-25).
+    assert!(accuracy > 0.97, "medium-noise accuracy {accuracy:.3}");
 }
 
 #[test]

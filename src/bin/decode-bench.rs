@@ -348,37 +348,15 @@ fn main() {
     );
     let mut config = DecoderConfig::default();
     for (name, value) in &args.overrides {
-        match name.as_str() {
-            "beam_width" => config.beam_width = *value as usize,
-            "beam_margin" => config.beam_margin = *value,
-            "wide_beam_width" => config.wide_beam_width = *value as usize,
-            "wide_beam_cells" => config.wide_beam_cells = *value as usize,
-            "wide_beam_cells_illegible" => config.wide_beam_cells_illegible = *value as usize,
-            "lineage_extras" => config.lineage_extras = *value as usize,
-            "lineage_from" => config.lineage_from = *value as usize,
-            "moves_per_node" => config.moves_per_node = *value as usize,
-            "node_margin" => config.node_margin = *value,
-            "repair_below" => config.repair_below = *value,
-            "repair_from_best" => config.repair_from_best = *value as usize,
-            "prior_weight" => config.prior_weight = *value,
-            "book_bonus" => config.book_bonus = *value,
-            "skip_lookback" => config.skip_lookback = *value as usize,
-            "temperature" => config.temperature = *value,
-            "flag_below" => config.flag_below = *value,
-            "flag_fit_below" => config.flag_fit_below = *value,
-            "skipped_move" => config.slips.skipped_move = *value,
-            "junk_cell" => config.slips.junk_cell = *value,
-            "swapped_cells" => config.slips.swapped_cells = *value,
-            other => {
-                eprintln!("error: --set: unknown setting {other}");
-                std::process::exit(2);
-            }
+        if let Err(e) = config.set(name, *value) {
+            eprintln!("error: --set: {e}");
+            std::process::exit(2);
         }
     }
     if let Some(w) = args.beam {
+        // A search near exhaustive, to tell search errors from model errors.
         config.beam_width = w;
         config.beam_margin = 60.0;
-        config.moves_per_node = 12;
         config.repair_from_best = 6;
     }
     let start = StartPosition::standard();

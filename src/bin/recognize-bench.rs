@@ -54,6 +54,9 @@ struct Args {
     /// Weight of the reader's evidence in the decoder (see `CtcCell::with_scale`).
     #[arg(long, default_value_t = DEFAULT_EVIDENCE_SCALE)]
     evidence_scale: f32,
+    /// Overrides a decoder setting, as decode-bench's `--set` (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    overrides: Vec<String>,
 }
 
 fn main() {
@@ -81,10 +84,17 @@ fn run(args: &Args) -> Result<(), String> {
     for folder in &args.cells {
         generated(&reader, folder, args.limit)?;
     }
-    let options = ReadOptions {
+    let mut options = ReadOptions {
         evidence_scale: args.evidence_scale,
         ..ReadOptions::default()
     };
+    for setting in &args.overrides {
+        let (name, value) = setting
+            .split_once('=')
+            .ok_or(format!("--set {setting}: takes NAME=VALUE"))?;
+        let value: f32 = value.parse().map_err(|e| format!("--set {setting}: {e}"))?;
+        options.decoder.set(name, value)?;
+    }
     for folder in &args.sheets {
         generated_sheets(&reader, folder, args.sheet_limit, &options)?;
     }

@@ -28,6 +28,9 @@ use crate::notation::{distinct_languages, Language, Style};
 use crate::start::StartPosition;
 use lattice::Lattice;
 
+/// No chess position has more legal moves than this.
+const MAX_LEGAL_MOVES: usize = 218;
+
 /// What slips cost, in nats, on top of the moves' own scores.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlipCosts {
@@ -40,7 +43,7 @@ pub struct SlipCosts {
 impl Default for SlipCosts {
     fn default() -> SlipCosts {
         SlipCosts {
-            skipped_move: -8.0,
+            skipped_move: -10.0,
             skipped_row: -9.0,
             junk_cell: -8.0,
             swapped_cells: -7.0,
@@ -67,7 +70,8 @@ pub struct DecoderConfig {
     /// Hypotheses this many nats behind the best are dropped.
     pub beam_margin: f32,
     /// Best-scoring moves of each kept position carried to the next cell, and more while they
-    /// score within `node_margin` nats of the best (all of them at an illegible cell).
+    /// score within `node_margin` nats of the best (all of them at an illegible cell). Moves
+    /// that cannot make the layer (`beam_margin`) are dropped before they are played out.
     pub moves_per_node: usize,
     pub node_margin: f32,
     pub style: Style,
@@ -103,21 +107,24 @@ pub struct DecoderConfig {
 impl Default for DecoderConfig {
     fn default() -> DecoderConfig {
         DecoderConfig {
-            beam_width: 24,
+            beam_width: 64,
             wide_beam_width: 128,
             wide_beam_cells: 3,
             wide_beam_cells_illegible: 10,
             lineage_extras: 16,
             lineage_from: 3,
-            beam_margin: 30.0,
-            moves_per_node: 3,
+            // A tight margin with every move offered beats a loose one with the three best: the
+            // true move of a cell with a slip of the pen (a wrong rank, -5 nats) often ranks
+            // below several moves of likelier prior, and the margin prunes them all cheaply.
+            beam_margin: 15.0,
+            moves_per_node: MAX_LEGAL_MOVES,
             node_margin: 4.0,
             style: Style::default(),
             prior: MovePrior::default(),
             prior_weight: 1.0,
             book_bonus: 2.5,
             slips: SlipCosts::default(),
-            repair_below: -4.5,
+            repair_below: -3.5,
             repair_from_best: 3,
             skip_lookback: 1,
             swap_candidates: 3,
@@ -128,6 +135,43 @@ impl Default for DecoderConfig {
             language_finalists: 3,
             language_margin: 12.0,
         }
+    }
+}
+
+impl DecoderConfig {
+    /// Sets the knob `name` (a field of this struct or of its [`SlipCosts`]) to `value`, for
+    /// benchmarks and tuning; counts are rounded down.
+    pub fn set(&mut self, name: &str, value: f32) -> Result<(), String> {
+        let count = value.max(0.0) as usize;
+        match name {
+            "beam_width" => self.beam_width = count,
+            "beam_margin" => self.beam_margin = value,
+            "wide_beam_width" => self.wide_beam_width = count,
+            "wide_beam_cells" => self.wide_beam_cells = count,
+            "wide_beam_cells_illegible" => self.wide_beam_cells_illegible = count,
+            "lineage_extras" => self.lineage_extras = count,
+            "lineage_from" => self.lineage_from = count,
+            "moves_per_node" => self.moves_per_node = count,
+            "node_margin" => self.node_margin = value,
+            "repair_below" => self.repair_below = value,
+            "repair_from_best" => self.repair_from_best = count,
+            "prior_weight" => self.prior_weight = value,
+            "book_bonus" => self.book_bonus = value,
+            "skip_lookback" => self.skip_lookback = count,
+            "swap_candidates" => self.swap_candidates = count,
+            "row_skip_candidates" => self.row_skip_candidates = count,
+            "temperature" => self.temperature = value,
+            "flag_below" => self.flag_below = value,
+            "flag_fit_below" => self.flag_fit_below = value,
+            "language_finalists" => self.language_finalists = count,
+            "language_margin" => self.language_margin = value,
+            "skipped_move" => self.slips.skipped_move = value,
+            "skipped_row" => self.slips.skipped_row = value,
+            "junk_cell" => self.slips.junk_cell = value,
+            "swapped_cells" => self.slips.swapped_cells = value,
+            other => return Err(format!("unknown decoder setting {other}")),
+        }
+        Ok(())
     }
 }
 
@@ -495,4 +539,22 @@ pub fn aligned_score<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Option<f32> {
     lattice::aligned_score(cells, &start.position, lang, moves, config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_are_set_by_name_and_unknown_names_refused() {
+        let mut config = DecoderConfig::default();
+        config.set("beam_width", 7.9).unwrap();
+        config.set("skipped_move", -3.0).unwrap();
+        config.set("temperature", 0.5).unwrap();
+        assert_eq!(config.beam_width, 7);
+        assert_eq!(config.slips.skipped_move, -3.0);
+        assert_eq!(config.temperature, 0.5);
+        let error = config.set("beam_wdth", 1.0).unwrap_err();
+        assert!(error.contains("beam_wdth"), "{error}");
+    }
 }
