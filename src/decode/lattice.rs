@@ -354,13 +354,16 @@ struct Search<'a, E: CellEvidence> {
     cells: usize,
 }
 
-/// Runs the beam over `cells` from `start` in `lang`.
+/// Runs the beam over `cells` from `start` in `lang`. With `rival`, the best score at each
+/// layer of another reading of the same cells, the search gives up (`None`) once its own best
+/// falls `config.language_abandon` nats behind: that reading explains the cells far better.
 pub(crate) fn search<E: CellEvidence>(
     cells: &[E],
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
-) -> Lattice {
+    rival: Option<&[f32]>,
+) -> Option<Lattice> {
     let n = cells.len();
     let mut search = Search {
         scorer: Scorer::new(cells, lang, config),
@@ -403,6 +406,12 @@ pub(crate) fn search<E: CellEvidence>(
                 config.beam_width
             };
             layer = admit(&mut lattice, candidates, cell as u32, width, config);
+            let best = layer
+                .first()
+                .map_or(f32::NEG_INFINITY, |&id| lattice.nodes[id as usize].best);
+            if rival.is_some_and(|r| best < r[cell] - config.language_abandon) {
+                return None;
+            }
         }
         if cell == n {
             lattice.finals = layer.clone();
@@ -484,7 +493,7 @@ pub(crate) fn search<E: CellEvidence>(
                 .collect();
         }
     }
-    lattice
+    Some(lattice)
 }
 
 impl<E: CellEvidence> Search<'_, E> {
@@ -931,6 +940,18 @@ impl Lattice {
         }
         path.reverse();
         path
+    }
+
+    /// The best score of each layer (cells read, `0..=cells`); minus infinity where the
+    /// search kept nothing.
+    pub fn layer_bests(&self, cells: usize) -> Vec<f32> {
+        let mut bests = vec![f32::NEG_INFINITY; cells + 1];
+        for node in &self.nodes {
+            if let Some(best) = bests.get_mut(node.cell as usize) {
+                *best = best.max(node.best);
+            }
+        }
+        bests
     }
 
     /// The score of the best complete path.

@@ -102,6 +102,9 @@ pub struct DecoderConfig {
     pub language_finalists: usize,
     /// Languages whose letters explain the cells this many nats worse than the best are not tried.
     pub language_margin: f32,
+    /// A finalist language is given up once its best reading of the cells so far scores this
+    /// many nats below a language decoded before it.
+    pub language_abandon: f32,
 }
 
 impl Default for DecoderConfig {
@@ -134,6 +137,7 @@ impl Default for DecoderConfig {
             flag_fit_below: -6.5,
             language_finalists: 3,
             language_margin: 12.0,
+            language_abandon: 30.0,
         }
     }
 }
@@ -165,6 +169,7 @@ impl DecoderConfig {
             "flag_fit_below" => self.flag_fit_below = value,
             "language_finalists" => self.language_finalists = count,
             "language_margin" => self.language_margin = value,
+            "language_abandon" => self.language_abandon = value,
             "skipped_move" => self.slips.skipped_move = value,
             "skipped_row" => self.slips.skipped_row = value,
             "junk_cell" => self.slips.junk_cell = value,
@@ -263,7 +268,8 @@ pub fn decode<E: CellEvidence>(
         LanguageChoice::Fixed(lang) => lang,
         LanguageChoice::Auto => return decode_any_language(cells, start, config),
     };
-    let lattice = lattice::search(cells, &start.position, lang, config);
+    let lattice = lattice::search(cells, &start.position, lang, config, None)
+        .expect("a search without a rival runs to the end");
     game_from_lattice(&lattice, cells, start, lang, config)
 }
 
@@ -338,18 +344,22 @@ fn decode_any_language<E: CellEvidence>(
 ) -> Game {
     let ranked = rank_languages_by_letters(cells);
     let leader = ranked.first().map_or(0.0, |r| r.0);
-    let mut best: Option<Game> = None;
+    let mut best: Option<(Game, Vec<f32>)> = None;
     for &(letter_score, lang) in ranked.iter().take(config.language_finalists.max(1)) {
         if best.is_some() && letter_score < leader - config.language_margin {
             break;
         }
-        let lattice = lattice::search(cells, &start.position, lang, config);
+        let rival = best.as_ref().map(|(_, layers)| layers.as_slice());
+        let Some(lattice) = lattice::search(cells, &start.position, lang, config, rival) else {
+            continue;
+        };
         let game = game_from_lattice(&lattice, cells, start, lang, config);
-        if best.as_ref().is_none_or(|b| game.score > b.score) {
-            best = Some(game);
+        if best.as_ref().is_none_or(|(b, _)| game.score > b.score) {
+            let layers = lattice.layer_bests(cells.len());
+            best = Some((game, layers));
         }
     }
-    best.expect("at least one language is decoded")
+    best.expect("the first language is decoded to the end").0
 }
 
 /// Folds letters that are drawn alike (Latin, Cyrillic and Greek capitals) to one shape.
@@ -556,5 +566,24 @@ mod tests {
         assert_eq!(config.temperature, 0.5);
         let error = config.set("beam_wdth", 1.0).unwrap_err();
         assert!(error.contains("beam_wdth"), "{error}");
+    }
+
+    #[test]
+    fn a_language_far_behind_its_rival_is_given_up_and_an_unrivalled_one_never() {
+        let texts = [
+            "e4", "e5", "Sf3", "Sc6", "Lb5", "a6", "La4", "Sf6", "O-O", "Le7", "Te1", "b5", "Lb3",
+            "d6", "c3", "O-O", "h3", "Sb8",
+        ];
+        let cells: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
+        let start = Chess::default();
+        let config = DecoderConfig::default();
+        let german = Language::by_code("de").unwrap();
+        let english = Language::by_code("en").unwrap();
+        let read = lattice::search(&cells, &start, german, &config, None).unwrap();
+        let layers = read.layer_bests(cells.len());
+        assert!(layers.iter().all(|b| b.is_finite()), "{layers:?}");
+        // English letters misread every knight and bishop: far behind German at once.
+        assert!(lattice::search(&cells, &start, english, &config, Some(&layers)).is_none());
+        assert!(lattice::search(&cells, &start, german, &config, Some(&layers)).is_some());
     }
 }
