@@ -234,22 +234,28 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
     let mid_y = (y0 + y1) / 2.0;
     let width = r.x_at(mid_y) - l.x_at(mid_y);
     let tolerance = 8.0;
-    // Each ruling's height in the column and how much of the column's width it covers.
-    let mut pieces: Vec<(f32, f32, HLine)> = horizontals
+    // Each ruling's height in the column, how much of the column's width it covers, and how
+    // far it falls short of the column's left and right sides.
+    let mut pieces: Vec<(f32, f32, HLine, f32, f32)> = horizontals
         .iter()
         .filter_map(|h| {
             let xc = (l.x_at(h.intercept) + r.x_at(h.intercept)) / 2.0;
             let y = h.y_at(xc);
             let (xl, xr) = (l.x_at(y), r.x_at(y));
             let covered = h.x1.min(xr) - h.x0.max(xl);
-            (covered > 0.0 && y >= y0 - tolerance && y <= y1 + tolerance)
-                .then_some((y, covered, *h))
+            (covered > 0.0 && y >= y0 - tolerance && y <= y1 + tolerance).then_some((
+                y,
+                covered,
+                *h,
+                h.x0 - xl,
+                xr - h.x1,
+            ))
         })
         .collect();
     pieces.sort_by(|a, b| a.0.total_cmp(&b.0));
     // Pieces at one height are one ruling, found twice (a thick line) or broken where
-    // handwriting or shadow hid it; together they must cover most of the column, as a
-    // ruling does and a handwritten stroke does not.
+    // handwriting or shadow hid it; together they must cover most of the column and reach
+    // both its sides, as a ruling does and a handwritten stroke or a shading's edge does not.
     let mut crossing_rows: Vec<(f32, HLine)> = Vec::new();
     let mut at = 0;
     while at < pieces.len() {
@@ -263,7 +269,10 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
             .iter()
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .expect("groups are never empty");
-        if covered >= 0.7 * width {
+        let short_left = group.iter().map(|p| p.3).fold(f32::INFINITY, f32::min);
+        let short_right = group.iter().map(|p| p.4).fold(f32::INFINITY, f32::min);
+        let reaches_sides = short_left <= 0.15 * width && short_right <= 0.15 * width;
+        if covered >= 0.7 * width && reaches_sides {
             crossing_rows.push((longest.0, longest.2));
         }
         at = end;
@@ -466,4 +475,48 @@ fn order_blocks(blocks: &mut [TableBlock]) {
     });
     let sorted: Vec<TableBlock> = order.iter().map(|&i| blocks[i].clone()).collect();
     blocks.clone_from_slice(&sorted);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ruling(y: f32, x0: f32, x1: f32) -> HLine {
+        HLine {
+            intercept: y,
+            slope: 0.0,
+            x0,
+            x1,
+        }
+    }
+
+    fn side(x: f32) -> VLine {
+        VLine {
+            intercept: x,
+            slope: 0.0,
+            y0: 0.0,
+            y1: 500.0,
+        }
+    }
+
+    #[test]
+    fn a_broken_ruling_is_a_row_and_a_shading_edge_is_not() {
+        // A column from x 100 to 300 with rulings every 40 px from y 60 to 460.
+        let long = [side(100.0), side(300.0)];
+        let mut horizontals: Vec<HLine> = (0..=10)
+            .map(|i| ruling(60.0 + 40.0 * i as f32, 95.0, 305.0))
+            .collect();
+        // The ruling at y 220, hidden in the middle by handwriting: two pieces.
+        horizontals[4] = ruling(220.0, 95.0, 190.0);
+        horizontals.push(ruling(221.0, 215.0, 305.0));
+        let column = column_rows(&long, 0, 1, &horizontals).expect("a column of rows");
+        assert_eq!(column.run.len(), 11, "{:?}", column.run);
+
+        // Above the first ruling, the edge of a printed shading crossed by handwriting: it
+        // covers most of the column but never reaches its left side.
+        horizontals.push(ruling(20.0, 150.0, 305.0));
+        let column = column_rows(&long, 0, 1, &horizontals).expect("a column of rows");
+        assert_eq!(column.run.len(), 11, "{:?}", column.run);
+        assert!((column.run[0].intercept - 60.0).abs() < 1.0);
+    }
 }
