@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use image::GrayImage;
-use scoresheet::decode::CellEvidence;
+use scoresheet::decode::{CellEvidence, DecoderConfig};
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
@@ -68,6 +68,15 @@ fn main() {
 }
 
 fn run(args: &Args) -> Result<(), String> {
+    // Settings are checked before the model loads and the cells are read.
+    let mut decoder = DecoderConfig::default();
+    for setting in &args.overrides {
+        let (name, value) = setting
+            .split_once('=')
+            .ok_or(format!("--set {setting}: takes NAME=VALUE"))?;
+        let value: f32 = value.parse().map_err(|e| format!("--set {setting}: {e}"))?;
+        decoder.set(name, value)?;
+    }
     let path = args.model.clone().unwrap_or_else(shipped_model_path);
     let reader = Reader::load(&path).map_err(|e| e.to_string())?;
     println!(
@@ -84,17 +93,11 @@ fn run(args: &Args) -> Result<(), String> {
     for folder in &args.cells {
         generated(&reader, folder, args.limit)?;
     }
-    let mut options = ReadOptions {
+    let options = ReadOptions {
         evidence_scale: args.evidence_scale,
+        decoder,
         ..ReadOptions::default()
     };
-    for setting in &args.overrides {
-        let (name, value) = setting
-            .split_once('=')
-            .ok_or(format!("--set {setting}: takes NAME=VALUE"))?;
-        let value: f32 = value.parse().map_err(|e| format!("--set {setting}: {e}"))?;
-        options.decoder.set(name, value)?;
-    }
     for folder in &args.sheets {
         generated_sheets(&reader, folder, args.sheet_limit, &options)?;
     }

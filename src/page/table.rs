@@ -227,6 +227,18 @@ fn rows_overlap(a: &Column, b: &Column) -> bool {
     shared >= 0.5 * (a1 - a0).min(b1 - b0)
 }
 
+/// A horizontal ruling where it crosses a column.
+struct RulingPiece {
+    /// Its height at the column's middle.
+    y: f32,
+    /// How much of the column's width it covers.
+    covered: f32,
+    line: HLine,
+    /// How far it stops short of the column's left and right sides (negative beyond them).
+    short_of_left: f32,
+    short_of_right: f32,
+}
+
 /// The evenly spaced rows crossing the column between long rulings `left` and `right`.
 fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine]) -> Option<Column> {
     let (l, r) = (&long[left], &long[right]);
@@ -234,48 +246,39 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
     let mid_y = (y0 + y1) / 2.0;
     let width = r.x_at(mid_y) - l.x_at(mid_y);
     let tolerance = 8.0;
-    // Each ruling's height in the column, how much of the column's width it covers, and how
-    // far it falls short of the column's left and right sides.
-    let mut pieces: Vec<(f32, f32, HLine, f32, f32)> = horizontals
+    let mut pieces: Vec<RulingPiece> = horizontals
         .iter()
         .filter_map(|h| {
             let xc = (l.x_at(h.intercept) + r.x_at(h.intercept)) / 2.0;
             let y = h.y_at(xc);
             let (xl, xr) = (l.x_at(y), r.x_at(y));
             let covered = h.x1.min(xr) - h.x0.max(xl);
-            (covered > 0.0 && y >= y0 - tolerance && y <= y1 + tolerance).then_some((
+            (covered > 0.0 && y >= y0 - tolerance && y <= y1 + tolerance).then_some(RulingPiece {
                 y,
                 covered,
-                *h,
-                h.x0 - xl,
-                xr - h.x1,
-            ))
+                line: *h,
+                short_of_left: h.x0 - xl,
+                short_of_right: xr - h.x1,
+            })
         })
         .collect();
-    pieces.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pieces.sort_by(|a, b| a.y.total_cmp(&b.y));
     // Pieces at one height are one ruling, found twice (a thick line) or broken where
     // handwriting or shadow hid it; together they must cover most of the column and reach
     // both its sides, as a ruling does and a handwritten stroke or a shading's edge does not.
     let mut crossing_rows: Vec<(f32, HLine)> = Vec::new();
-    let mut at = 0;
-    while at < pieces.len() {
-        let mut end = at + 1;
-        while end < pieces.len() && pieces[end].0 - pieces[end - 1].0 < 4.0 {
-            end += 1;
-        }
-        let group = &pieces[at..end];
-        let covered: f32 = group.iter().map(|p| p.1).sum();
+    for group in pieces.chunk_by(|a, b| b.y - a.y < 4.0) {
+        let covered: f32 = group.iter().map(|p| p.covered).sum();
         let longest = group
             .iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .max_by(|a, b| a.covered.total_cmp(&b.covered))
             .expect("groups are never empty");
-        let short_left = group.iter().map(|p| p.3).fold(f32::INFINITY, f32::min);
-        let short_right = group.iter().map(|p| p.4).fold(f32::INFINITY, f32::min);
-        let reaches_sides = short_left <= 0.15 * width && short_right <= 0.15 * width;
-        if covered >= 0.7 * width && reaches_sides {
-            crossing_rows.push((longest.0, longest.2));
+        let reach = |short: fn(&RulingPiece) -> f32| {
+            group.iter().map(short).fold(f32::INFINITY, f32::min) <= 0.15 * width
+        };
+        if covered >= 0.7 * width && reach(|p| p.short_of_left) && reach(|p| p.short_of_right) {
+            crossing_rows.push((longest.y, longest.line));
         }
-        at = end;
     }
     if crossing_rows.len() < 5 {
         return None;
