@@ -404,9 +404,13 @@ fn main() {
                         }
                         lines.push(format!("  cells: {:?}", t.cells));
                         lines.push(format!(
-                            "  decoded score {:.2}, aligned truth score {:?}",
+                            "  decoded score {:.2}, truth score {:?}",
                             decoded.score,
-                            scoresheet::decode::aligned_score(&cells, &start, lang, moves, &config)
+                            scoresheet::decode::line_score(&cells, &start, lang, moves, &config)
+                        ));
+                        lines.push(format!(
+                            "  search loss {:?}",
+                            scoresheet::decode::search_loss(&cells, &start, lang, moves, &config)
                         ));
                         println!("{}", lines.join("\n"));
                     }

@@ -352,6 +352,9 @@ struct Search<'a, E: CellEvidence> {
     pending: Pending,
     config: &'a DecoderConfig,
     cells: usize,
+    /// When set, the only move allowed at ply `i` is `line[i]`: the search then finds the best
+    /// way the decoder's slips can align a known game with the cells.
+    line: Option<&'a [Move]>,
 }
 
 /// Runs the beam over `cells` from `start` in `lang`. With `rival`, the best score at each
@@ -364,12 +367,24 @@ pub(crate) fn search<E: CellEvidence>(
     config: &DecoderConfig,
     rival: Option<&[f32]>,
 ) -> Option<Lattice> {
+    run_search(cells, start, lang, config, rival, None)
+}
+
+fn run_search<E: CellEvidence>(
+    cells: &[E],
+    start: &Chess,
+    lang: &Language,
+    config: &DecoderConfig,
+    rival: Option<&[f32]>,
+    line: Option<&[Move]>,
+) -> Option<Lattice> {
     let n = cells.len();
     let mut search = Search {
         scorer: Scorer::new(cells, lang, config),
         pending: Pending::new(n, config.beam_margin),
         config,
         cells: n,
+        line,
     };
     let mut lattice = Lattice {
         nodes: Vec::new(),
@@ -420,7 +435,7 @@ pub(crate) fn search<E: CellEvidence>(
         let mut repaired_ancestors: rustc_hash::FxHashSet<u32> = Default::default();
         for (rank, &node_id) in layer.iter().enumerate() {
             let node = &lattice.nodes[node_id as usize];
-            let kids = children(&node.pos, node.last_to, config);
+            let kids = search.children(&node.pos, node.last_to, node.ply);
             if kids.is_empty() {
                 // The game is over (mate or stalemate): whatever follows on the sheet is no move.
                 let rest: f32 = (cell..n)
@@ -497,6 +512,16 @@ pub(crate) fn search<E: CellEvidence>(
 }
 
 impl<E: CellEvidence> Search<'_, E> {
+    /// The moves of `pos`, reached after `ply` plies, that the search may play.
+    fn children(&self, pos: &Chess, last_to: Option<Square>, ply: u32) -> Vec<Child> {
+        let mut kids = children(pos, last_to, self.config);
+        if let Some(line) = self.line {
+            let allowed = line.get(ply as usize);
+            kids.retain(|k| Some(&k.m) == allowed);
+        }
+        kids
+    }
+
     /// Offers `kid`, a move from `pos` read from cell `fit_cell`, reaching layer `layer` by an
     /// edge from `src` whose other terms weigh `rest`. Plays the move only if its optimistic
     /// score can make the layer.
@@ -586,7 +611,7 @@ impl<E: CellEvidence> Search<'_, E> {
             // The player skipped one move: it was played, the cell holds the move after it.
             for first in kids {
                 let first_pos = after(&node.pos, first.m);
-                for kid in children(&first_pos, Some(first.m.to()), config) {
+                for kid in self.children(&first_pos, Some(first.m.to()), node.ply + 1) {
                     let rest = slips.skipped_move + first.log_prior + kid.log_prior;
                     let steps = [skipped(first.m), written(kid.m, cell, StepKind::Written)];
                     self.offer_move(
@@ -607,11 +632,11 @@ impl<E: CellEvidence> Search<'_, E> {
             likely.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
             for first in likely.iter().take(config.row_skip_candidates) {
                 let first_pos = after(&node.pos, first.m);
-                let mut seconds = children(&first_pos, Some(first.m.to()), config);
+                let mut seconds = self.children(&first_pos, Some(first.m.to()), node.ply + 1);
                 seconds.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
                 for second in seconds.iter().take(config.row_skip_candidates) {
                     let second_pos = after(&first_pos, second.m);
-                    for kid in children(&second_pos, Some(second.m.to()), config) {
+                    for kid in self.children(&second_pos, Some(second.m.to()), node.ply + 2) {
                         let rest =
                             slips.skipped_row + first.log_prior + second.log_prior + kid.log_prior;
                         let steps = [
@@ -643,7 +668,7 @@ impl<E: CellEvidence> Search<'_, E> {
         // This cell and the next were written in swapped order.
         let by_next = self.best_fits(&node.pos, kids, cell + 1, config.swap_candidates);
         for (first_fit, first, first_pos) in by_next {
-            for kid in children(&first_pos, Some(first.m.to()), config) {
+            for kid in self.children(&first_pos, Some(first.m.to()), node.ply + 1) {
                 let rest = slips.swapped_cells + first.log_prior + first_fit + kid.log_prior;
                 let steps = [
                     Step {
@@ -699,7 +724,7 @@ impl<E: CellEvidence> Search<'_, E> {
     /// `cell`, each among the few that fit its cell best.
     fn skip_before(&mut self, ancestor_id: u32, ancestor: &Node, from: usize, cell: usize) {
         let config = self.config;
-        for first in children(&ancestor.pos, ancestor.last_to, config) {
+        for first in self.children(&ancestor.pos, ancestor.last_to, ancestor.ply) {
             let first_pos = after(&ancestor.pos, first.m);
             let skipped = Step {
                 m: first.m,
@@ -735,7 +760,7 @@ impl<E: CellEvidence> Search<'_, E> {
         at: usize,
         cell: usize,
     ) {
-        let kids = children(pos, Some(last_to), self.config);
+        let kids = self.children(pos, Some(last_to), src.ply + steps.len() as u32);
         for (fit, kid, kid_pos) in self.best_fits(pos, &kids, at, self.config.swap_candidates) {
             let mut chain = steps.to_vec();
             chain.push(Step {
@@ -985,30 +1010,107 @@ pub(crate) fn log_add(a: f32, b: f32) -> f32 {
     hi + (lo - hi).exp().ln_1p()
 }
 
-/// The score the search gives the path that reads move `i` from cell `i` for every `i`: a
-/// lower bound on the best score, for checking the search (a best path scoring below it
-/// is a search error, not a model error).
-pub(crate) fn aligned_score<E: CellEvidence>(
+/// The best score the search can give the known game `moves` on these cells, aligned with
+/// them by any of its slips: the search restricted to that game, repairing every cell. A
+/// decoded path scoring below it is a search error; one scoring above it, a model error.
+/// `None` when the game does not reach the end of the cells.
+pub(crate) fn line_score<E: CellEvidence>(
     cells: &[E],
     start: &Chess,
     lang: &Language,
     moves: &[Move],
     config: &DecoderConfig,
 ) -> Option<f32> {
-    if cells.len() != moves.len() {
-        return None;
+    let thorough = DecoderConfig {
+        beam_margin: 1e6,
+        repair_below: f32::INFINITY,
+        repair_from_best: usize::MAX,
+        skip_lookback: 3,
+        ..config.clone()
+    };
+    let lattice = run_search(cells, start, lang, &thorough, None, Some(moves))?;
+    let reads_all = lattice
+        .finals
+        .first()
+        .is_some_and(|&f| lattice.nodes[f as usize].cell as usize == cells.len());
+    reads_all.then(|| lattice.best_score())
+}
+
+/// Where the search lost a known game: the first layer whose kept nodes do not include the
+/// best alignment of the game there.
+#[derive(Debug, Clone)]
+pub struct SearchLoss {
+    /// Cells read at that layer.
+    pub cell: usize,
+    /// Kept nodes of the layer scoring better than the game's alignment.
+    pub rank: usize,
+    /// Nodes the layer kept.
+    pub kept: usize,
+    /// How far the alignment's score is behind the layer's best, in nats.
+    pub behind: f32,
+    /// How the alignment's last edge explains its cells.
+    pub steps: Vec<StepKind>,
+}
+
+/// Runs the search, and the search restricted to the known game `moves`, and reports the first
+/// layer where the first dropped the second's best alignment (`None` if it never did).
+pub(crate) fn search_loss<E: CellEvidence>(
+    cells: &[E],
+    start: &Chess,
+    lang: &Language,
+    moves: &[Move],
+    config: &DecoderConfig,
+) -> Option<SearchLoss> {
+    let thorough = DecoderConfig {
+        beam_margin: 1e6,
+        repair_below: f32::INFINITY,
+        repair_from_best: usize::MAX,
+        skip_lookback: 3,
+        ..config.clone()
+    };
+    let searched = run_search(cells, start, lang, config, None, None)?;
+    let forced = run_search(cells, start, lang, &thorough, None, Some(moves))?;
+    for cell in 1..=cells.len() {
+        let layer: Vec<&Node> = searched
+            .nodes
+            .iter()
+            .filter(|n| n.cell as usize == cell)
+            .collect();
+        let Some(truth) = forced
+            .nodes
+            .iter()
+            .filter(|n| n.cell as usize == cell)
+            .max_by(|a, b| a.best.total_cmp(&b.best))
+        else {
+            return None;
+        };
+        let key = zobrist(&truth.pos);
+        if layer
+            .iter()
+            .any(|n| n.ply == truth.ply && zobrist(&n.pos) == key)
+        {
+            continue;
+        }
+        let best = layer
+            .iter()
+            .map(|n| n.best)
+            .fold(f32::NEG_INFINITY, f32::max);
+        return Some(SearchLoss {
+            cell,
+            rank: layer.iter().filter(|n| n.best > truth.best).count(),
+            kept: layer.len(),
+            behind: best - truth.best,
+            steps: truth
+                .best_in
+                .map(|e| {
+                    forced.edges[e as usize]
+                        .steps
+                        .iter()
+                        .map(|s| s.kind)
+                        .collect()
+                })
+                .unwrap_or_default(),
+        });
     }
-    let mut scorer = Scorer::new(cells, lang, config);
-    let mut pos = start.clone();
-    let mut last_to = None;
-    let mut total = 0.0;
-    for (cell, &m) in moves.iter().enumerate() {
-        let kid = children(&pos, last_to, config)
-            .into_iter()
-            .find(|k| k.m == m)?;
-        total += kid.log_prior + scorer.score(cell, &settle(&pos, &kid).facts);
-        pos.play_unchecked(m);
-        last_to = Some(m.to());
-    }
-    Some(total)
+    None
 }

@@ -20,7 +20,7 @@ use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
 pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
-pub use lattice::StepKind;
+pub use lattice::{SearchLoss, StepKind};
 pub use prior::{fit_prior, MovePrior, FEATURE_NAMES as PRIOR_FEATURE_NAMES};
 pub use transcript::{Transcript, TranscriptError};
 
@@ -538,17 +538,40 @@ fn end_state(pos: &Chess) -> (EndState, String) {
     (end, result)
 }
 
-/// The score of reading move `i` of `moves` from cell `i`, for every cell, in `lang`: what the
-/// decoder's best path must at least reach if its search is exact. `None` when the counts
-/// differ or a move is illegal.
-pub fn aligned_score<E: CellEvidence>(
+/// The best score the decoder can give the known game `moves` (from `start`, written in
+/// `lang`) on these cells, aligned with them by any of its slips (see [`decode`]'s
+/// [`Game::score`]): a decoded game scoring below it is a search error, above it a model
+/// error. `None` when the game cannot explain every cell.
+pub fn line_score<E: CellEvidence>(
     cells: &[E],
     start: &StartPosition,
     lang: &Language,
     moves: &[shakmaty::Move],
     config: &DecoderConfig,
 ) -> Option<f32> {
-    lattice::aligned_score(cells, &start.position, lang, moves, config)
+    let cells = trim_trailing_blanks(cells);
+    let adapted = DecoderConfig {
+        style: style_of_sheet(cells, &config.style),
+        ..config.clone()
+    };
+    lattice::line_score(cells, &start.position, lang, moves, &adapted)
+}
+
+/// Where the search for `lang` dropped the best alignment of the known game `moves` (see
+/// [`line_score`]), for tuning the search; `None` if it kept it to the end.
+pub fn search_loss<E: CellEvidence>(
+    cells: &[E],
+    start: &StartPosition,
+    lang: &Language,
+    moves: &[shakmaty::Move],
+    config: &DecoderConfig,
+) -> Option<SearchLoss> {
+    let cells = trim_trailing_blanks(cells);
+    let adapted = DecoderConfig {
+        style: style_of_sheet(cells, &config.style),
+        ..config.clone()
+    };
+    lattice::search_loss(cells, &start.position, lang, moves, &adapted)
 }
 
 #[cfg(test)]
