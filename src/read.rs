@@ -67,7 +67,7 @@ pub struct GameCell {
 
 /// The evidence of one ply: a cell read by the model, a blank (no ink, or no cell found at
 /// that ply), or the same ply on both players' sheets.
-enum CellReading {
+pub enum CellReading {
     Read(CtcCell),
     Blank(TypedCell),
     /// Both copies' evidence for one ply: independent readings of the same move, so their
@@ -143,6 +143,8 @@ pub struct GameRead {
     pub copy_pages: Vec<Cells>,
     /// Every move cell in game order; [`crate::decode::DecodedMove::cell`] indexes this.
     pub cells: Vec<GameCell>,
+    /// What the decoder was given, one entry per ply in game order (both copies fused).
+    pub evidence: Vec<CellReading>,
 }
 
 /// Reads one game from the pages of its scoresheet, in order: a second page continues after
@@ -182,6 +184,7 @@ pub fn read_game(
         pages,
         copy_pages,
         cells,
+        evidence,
     })
 }
 

@@ -26,6 +26,7 @@ struct Args {
     show_failures: bool,
     fit_prior: Option<PathBuf>,
     make_book: Option<(PathBuf, PathBuf)>,
+    make_tree: Option<PathBuf>,
     beam: Option<usize>,
     overrides: Vec<(String, f32)>,
 }
@@ -41,6 +42,7 @@ fn parse_args() -> Result<Args, String> {
         show_failures: false,
         fit_prior: None,
         make_book: None,
+        make_tree: None,
         beam: None,
         overrides: Vec::new(),
     };
@@ -61,6 +63,7 @@ fn parse_args() -> Result<Args, String> {
                 let dir = value()?;
                 args.make_book = Some((dir.into(), value()?.into()));
             }
+            "--make-tree" => args.make_tree = Some(value()?.into()),
             "--set" => {
                 let v = value()?;
                 let (k, x) = v.split_once('=').ok_or("--set takes NAME=VALUE")?;
@@ -122,6 +125,84 @@ fn make_book(dir: &std::path::Path, out: &std::path::Path) -> Result<(), String>
     std::fs::write(out, header.to_string() + &lines.join("\n") + "\n")
         .map_err(|e| format!("{}: {e}", out.display()))?;
     println!("wrote {} openings to {}", lines.len(), out.display());
+    Ok(())
+}
+
+/// Masters games the tree leaves out: the benchmarks and tests decode the first of them.
+const TREE_SKIPS_MASTERS: usize = 4000;
+
+/// Writes the opening tree the decoder ships (`src/decode/tree.tsv.gz`) from the Lichess games
+/// and the masters games after the first [`TREE_SKIPS_MASTERS`], then prints how well the move
+/// prior predicts the first plies of the masters games it left out, with and without the tree.
+fn make_tree(out: &std::path::Path) -> Result<(), String> {
+    use std::io::Write;
+    let data = shared_data_dir().join("games");
+    let read = |name: &str| {
+        let path = data.join(name);
+        read_pgn_file(&path, usize::MAX).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let lichess = read("lichess.pgn.gz")?;
+    let masters = read("masters.pgn.gz")?;
+    let counted: Vec<&[Move]> = lichess
+        .iter()
+        .chain(masters.iter().skip(TREE_SKIPS_MASTERS))
+        .map(|g| g.moves.as_slice())
+        .collect();
+    let tree = scoresheet::decode::OpeningTree::count(counted.iter().copied());
+    let header = format!(
+        "# Move counts in positions reached in at least {} of {} games (the Lichess games and \
+         the masters games after the first {TREE_SKIPS_MASTERS} of ../shared/data/games), over \
+         their first {} plies; moves chosen fewer than {} times count only in the total. \
+         Made by decode-bench --make-tree.\n",
+        scoresheet::decode::TREE_MIN_GAMES,
+        counted.len(),
+        scoresheet::decode::TREE_PLIES,
+        scoresheet::decode::TREE_MIN_MOVE,
+    );
+    let file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::best());
+    gz.write_all(header.as_bytes())
+        .and_then(|_| gz.write_all(tree.to_text().as_bytes()))
+        .and_then(|_| gz.finish().map(|_| ()))
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    println!(
+        "wrote {} positions from {} games to {}",
+        tree.len(),
+        counted.len(),
+        out.display()
+    );
+    let held_out: Vec<&[Move]> = masters
+        .iter()
+        .take(TREE_SKIPS_MASTERS)
+        .map(|g| g.moves.as_slice())
+        .collect();
+    for strength in [0.0f32, 3.0, 10.0, 30.0, 100.0] {
+        let (mut sum, mut plies) = (0.0f64, 0usize);
+        for game in &held_out {
+            let mut pos = Chess::default();
+            let mut last_to = None;
+            for &played in game.iter().take(scoresheet::decode::TREE_PLIES) {
+                let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+                let mut priors = Vec::new();
+                MovePrior::default().log_probs(&pos, &moves, last_to, &mut priors);
+                if strength > 0.0 {
+                    tree.blend(&pos, &moves, &mut priors, strength);
+                }
+                if let Some(i) = moves.iter().position(|m| *m == played) {
+                    sum += priors[i] as f64;
+                    plies += 1;
+                }
+                pos.play_unchecked(played);
+                last_to = Some(played.to());
+            }
+        }
+        println!(
+            "  strength {strength:>5}: mean log-prior of the played move over the first {} plies of {} held-out masters games: {:.3}",
+            scoresheet::decode::TREE_PLIES,
+            held_out.len(),
+            sum / plies.max(1) as f64
+        );
+    }
     Ok(())
 }
 
@@ -317,6 +398,13 @@ fn main() {
     };
     if let Some((dir, out)) = &args.make_book {
         if let Err(e) = make_book(dir, out) {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    if let Some(out) = &args.make_tree {
+        if let Err(e) = make_tree(out) {
             eprintln!("error: {e}");
             std::process::exit(1);
         }

@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use image::GrayImage;
-use scoresheet::decode::{CellEvidence, DecoderConfig};
+use scoresheet::decode::{line_score, search_loss, CellEvidence, DecoderConfig};
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{read_game, ReadOptions};
+use scoresheet::read::{read_game, GameRead, ReadOptions};
 use scoresheet::recognize::ctc::latin_lookalike;
 use scoresheet::recognize::{
     read_cells, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
@@ -42,7 +42,7 @@ struct Args {
     /// Skip the real-dev scans.
     #[arg(long)]
     no_real: bool,
-    /// Print every real cell read wrongly.
+    /// Print every real cell read wrongly, and every real sheet's decoding ply by ply.
     #[arg(long)]
     show_errors: bool,
     /// Folders of generated sheets (`scoresheet-synth --out DIR`) to read end to end.
@@ -381,12 +381,17 @@ fn real(
     println!("  (exact: the best path equals the move as the game records it; written form: it is");
     println!("  one of the ways an English player may write the true move)");
     print_speed(crop_cells, read_time);
-    decode_real(reader, &games, options)
+    decode_real(reader, &games, options, show_errors)
 }
 
 /// The whole pipeline on each real-dev scan (`read::read_game`, language not given): move
 /// accuracy against the game's moves as far as the page holds them, ply by ply.
-fn decode_real(reader: &Reader, games: &[PathBuf], options: &ReadOptions) -> Result<(), String> {
+fn decode_real(
+    reader: &Reader,
+    games: &[PathBuf],
+    options: &ReadOptions,
+    show_plies: bool,
+) -> Result<(), String> {
     println!("\nreal-dev scans read end to end (page, reader, decoder; language not given)");
     let (mut plies, mut right, mut flagged, mut flagged_right) = (0usize, 0usize, 0usize, 0usize);
     let mut seconds = Vec::new();
@@ -402,6 +407,9 @@ fn decode_real(reader: &Reader, games: &[PathBuf], options: &ReadOptions) -> Res
         let read = read_game(&[sheet], &[], reader, options).map_err(|e| e.to_string())?;
         seconds.push(started.elapsed().as_secs_f64());
         let on_page = read.cells.len().min(truth.len());
+        if show_plies {
+            print_decoding(&read, &truth[..on_page], options);
+        }
         let (mut game_right, mut game_flagged) = (0, 0);
         for (ply, (position, played, _)) in truth.iter().take(on_page).enumerate() {
             let decoded = read.game.moves.get(ply);
@@ -432,6 +440,56 @@ fn decode_real(reader: &Reader, games: &[PathBuf], options: &ReadOptions) -> Res
         seconds.get(seconds.len() / 2).copied().unwrap_or(0.0)
     );
     Ok(())
+}
+
+/// Each ply's true move beside the decoded one, and the decoded game's score beside the best
+/// the decoder's model can give the true game (its moves as far as the page holds them, in
+/// English): a decoded game scoring below the truth is a search error, above it a model error.
+fn print_decoding(read: &GameRead, truth: &[(Chess, Move, String)], options: &ReadOptions) {
+    let moves: Vec<Move> = truth.iter().map(|(_, m, _)| *m).collect();
+    let english = Language::by_code("en").expect("English is a language");
+    let truth_score = line_score(
+        &read.evidence,
+        &options.start,
+        english,
+        &moves,
+        &options.decoder,
+    );
+    println!(
+        "    decoded score {:.2} ({}), true game's score {}",
+        read.game.score,
+        read.game.language.code,
+        truth_score.map_or("none".into(), |s| format!("{s:.2}"))
+    );
+    if let Some(loss) = search_loss(
+        &read.evidence,
+        &options.start,
+        english,
+        &moves,
+        &options.decoder,
+    ) {
+        println!("    the search (in English) lost the true game: {loss:?}");
+    }
+    for (ply, (_, _, san)) in truth.iter().enumerate() {
+        let decoded = read.game.moves.get(ply);
+        let text = read.cells.get(ply).map_or("", |c| c.text.as_str());
+        println!(
+            "    ply {:>3} true {san:<8} decoded {:<8} read {text:<10} confidence {:.2}{}{}",
+            ply + 1,
+            decoded.map_or("-", |m| m.san.as_str()),
+            decoded.map_or(0.0, |m| m.confidence),
+            if decoded.is_some_and(|m| m.flagged) {
+                " flagged"
+            } else {
+                ""
+            },
+            if decoded.is_some_and(|m| &m.san == san) {
+                ""
+            } else {
+                "  <<<"
+            }
+        );
+    }
 }
 
 /// Generated sheets read end to end (start position from the truth, language not given):

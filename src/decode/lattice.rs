@@ -10,6 +10,7 @@ use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, Position, Square}
 
 use super::book::OpeningBook;
 use super::evidence::CellEvidence;
+use super::tree::OpeningTree;
 use super::DecoderConfig;
 use crate::notation::{check_marks, for_each_body, Check, Language, MoveFacts, Rivals};
 
@@ -270,6 +271,9 @@ fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec
                 .fold(f32::NEG_INFINITY, |acc, &p| log_add(acc, p));
             priors.iter_mut().for_each(|p| *p -= norm);
         }
+    }
+    if config.tree_strength > 0.0 {
+        OpeningTree::shipped().blend(pos, &moves, &mut priors, config.tree_strength);
     }
     for (child, p) in out.iter_mut().zip(priors) {
         child.log_prior = p * config.prior_weight;

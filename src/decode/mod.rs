@@ -12,6 +12,7 @@ mod evidence;
 mod lattice;
 mod prior;
 mod transcript;
+mod tree;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -23,6 +24,7 @@ pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHA
 pub use lattice::{SearchLoss, StepKind};
 pub use prior::{fit_prior, MovePrior, FEATURE_NAMES as PRIOR_FEATURE_NAMES};
 pub use transcript::{Transcript, TranscriptError};
+pub use tree::{OpeningTree, TREE_MIN_GAMES, TREE_MIN_MOVE, TREE_PLIES};
 
 use crate::notation::{distinct_languages, Language, Style};
 use crate::start::StartPosition;
@@ -79,6 +81,9 @@ pub struct DecoderConfig {
     pub prior_weight: f32,
     /// Log-odds added to the moves of named opening lines.
     pub book_bonus: f32,
+    /// How many games' worth of weight the move prior keeps in a position of the opening
+    /// tree ([`OpeningTree::blend`]); 0 turns the tree off.
+    pub tree_strength: f32,
     pub slips: SlipCosts,
     /// A node whose best legal move scores below this on its cell also tries slips.
     pub repair_below: f32,
@@ -126,6 +131,7 @@ impl Default for DecoderConfig {
             prior: MovePrior::default(),
             prior_weight: 1.0,
             book_bonus: 2.5,
+            tree_strength: 10.0,
             slips: SlipCosts::default(),
             repair_below: -3.5,
             repair_from_best: 3,
@@ -161,6 +167,7 @@ impl DecoderConfig {
             "repair_from_best" => self.repair_from_best = count,
             "prior_weight" => self.prior_weight = value,
             "book_bonus" => self.book_bonus = value,
+            "tree_strength" => self.tree_strength = value,
             "skip_lookback" => self.skip_lookback = count,
             "swap_candidates" => self.swap_candidates = count,
             "row_skip_candidates" => self.row_skip_candidates = count,
