@@ -368,3 +368,47 @@ fn confidence_is_honest_on_an_unreadable_cell() {
         reply.confidence + reply.alternatives.iter().map(|a| a.confidence).sum::<f32>();
     assert!(total <= 1.0 + 1e-3);
 }
+
+#[test]
+fn the_rescue_search_recovers_games_the_first_beam_lost() {
+    let start = StartPosition::standard();
+    let with_rescue = DecoderConfig::default();
+    let without = DecoderConfig {
+        rescue_beam_width: 0,
+        ..DecoderConfig::default()
+    };
+    let en = Language::by_code("en").unwrap();
+    let (mut right_with, mut right_without, mut better, mut total) = (0, 0, 0, 0);
+    for (i, game) in games(12).iter().enumerate() {
+        let moves = &game.moves[..game.moves.len().min(70)];
+        let mut rng = Rng::new(300 + i as u64);
+        let t = write_transcript(
+            &start.position,
+            moves,
+            en,
+            &Writer::random(&mut rng),
+            &Noise::HEAVY,
+            &mut rng,
+        );
+        let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
+        let rescued = decode(&cells, &start, english(), &with_rescue);
+        let first = decode(&cells, &start, english(), &without);
+        // The rescue keeps the first search's game unless it finds a likelier one.
+        assert!(rescued.score >= first.score - 1e-3, "game {i}");
+        better += usize::from(rescued.score > first.score + 1e-3);
+        right_with += correct_plies(&rescued, moves, CastlingMode::Standard);
+        right_without += correct_plies(&first, moves, CastlingMode::Standard);
+        total += moves.len();
+    }
+    eprintln!(
+        "heavy noise: {right_without} -> {right_with} of {total} plies right, {better} of 12 games rescued"
+    );
+    assert!(
+        better >= 2,
+        "the rescue found a better game in {better} of 12"
+    );
+    assert!(
+        right_with > right_without,
+        "{right_without} -> {right_with}"
+    );
+}

@@ -95,6 +95,16 @@ pub struct DecoderConfig {
     pub swap_candidates: usize,
     /// Moves tried per ply of a skipped row.
     pub row_skip_candidates: usize,
+    /// A second search where the first one's best path struggled ([`lattice::rescue`]): its
+    /// beam width there (0: no second search), margin, how many nodes try slips, and how many
+    /// cells before and after each troubled cell it covers.
+    pub rescue_beam_width: usize,
+    /// Troubled cells a first search's best path needs before a rescue is tried.
+    pub rescue_min_troubled: usize,
+    pub rescue_margin: f32,
+    pub rescue_repair_from_best: usize,
+    pub rescue_back: usize,
+    pub rescue_ahead: usize,
     /// Scales log-scores before they become posteriors, so that confidences are calibrated.
     pub temperature: f32,
     /// Moves whose confidence is below this are flagged for review.
@@ -138,6 +148,12 @@ impl Default for DecoderConfig {
             skip_lookback: 1,
             swap_candidates: 3,
             row_skip_candidates: 4,
+            rescue_beam_width: 512,
+            rescue_min_troubled: 5,
+            rescue_margin: 25.0,
+            rescue_repair_from_best: 16,
+            rescue_back: 12,
+            rescue_ahead: 4,
             temperature: 0.85,
             flag_below: 0.8,
             flag_fit_below: -6.5,
@@ -171,6 +187,12 @@ impl DecoderConfig {
             "skip_lookback" => self.skip_lookback = count,
             "swap_candidates" => self.swap_candidates = count,
             "row_skip_candidates" => self.row_skip_candidates = count,
+            "rescue_beam_width" => self.rescue_beam_width = count,
+            "rescue_margin" => self.rescue_margin = value,
+            "rescue_min_troubled" => self.rescue_min_troubled = count,
+            "rescue_repair_from_best" => self.rescue_repair_from_best = count,
+            "rescue_back" => self.rescue_back = count,
+            "rescue_ahead" => self.rescue_ahead = count,
             "temperature" => self.temperature = value,
             "flag_below" => self.flag_below = value,
             "flag_fit_below" => self.flag_fit_below = value,
@@ -277,7 +299,24 @@ pub fn decode<E: CellEvidence>(
     };
     let lattice = lattice::search(cells, &start.position, lang, config, None)
         .expect("a search without a rival runs to the end");
+    let lattice = rescued(lattice, cells, start, lang, config);
     game_from_lattice(&lattice, cells, start, lang, config)
+}
+
+/// `first`, or the lattice of a second search around the cells where its best path struggled
+/// ([`lattice::rescue`]) when that finds a better game.
+fn rescued<E: CellEvidence>(
+    first: Lattice,
+    cells: &[E],
+    start: &StartPosition,
+    lang: &Language,
+    config: &DecoderConfig,
+) -> Lattice {
+    let second = lattice::rescue(&first, cells, &start.position, lang, config);
+    match second {
+        Some(second) if second.best_score() > first.best_score() => second,
+        _ => first,
+    }
 }
 
 /// Sharpens `base` to the habits a sheet's cells show: a writer keeps to one capture mark, one
@@ -351,22 +390,26 @@ fn decode_any_language<E: CellEvidence>(
 ) -> Game {
     let ranked = rank_languages_by_letters(cells);
     let leader = ranked.first().map_or(0.0, |r| r.0);
-    let mut best: Option<(Game, Vec<f32>)> = None;
+    let mut best: Option<(Lattice, &'static Language, Vec<f32>)> = None;
     for &(letter_score, lang) in ranked.iter().take(config.language_finalists.max(1)) {
         if best.is_some() && letter_score < leader - config.language_margin {
             break;
         }
-        let rival = best.as_ref().map(|(_, layers)| layers.as_slice());
+        let rival = best.as_ref().map(|(_, _, layers)| layers.as_slice());
         let Some(lattice) = lattice::search(cells, &start.position, lang, config, rival) else {
             continue;
         };
-        let game = game_from_lattice(&lattice, cells, start, lang, config);
-        if best.as_ref().is_none_or(|(b, _)| game.score > b.score) {
+        if best
+            .as_ref()
+            .is_none_or(|(b, _, _)| lattice.best_score() > b.best_score())
+        {
             let layers = lattice.layer_bests(cells.len());
-            best = Some((game, layers));
+            best = Some((lattice, lang, layers));
         }
     }
-    best.expect("the first language is decoded to the end").0
+    let (lattice, lang, _) = best.expect("the first language is decoded to the end");
+    let lattice = rescued(lattice, cells, start, lang, config);
+    game_from_lattice(&lattice, cells, start, lang, config)
 }
 
 /// Folds letters that are drawn alike (Latin, Cyrillic and Greek capitals) to one shape.
