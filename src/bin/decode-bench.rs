@@ -480,13 +480,14 @@ fn main() {
                             let truth = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string();
                             let d = decoded.moves.get(i);
                             lines.push(format!(
-                                "  ply {:>3} truth {:<8} decoded {:<8} conf {:.3} written {:?} {:?}{}",
+                                "  ply {:>3} truth {:<8} decoded {:<8} conf {:.3} written {:?} {:?}{}{}",
                                 i + 1,
                                 truth,
                                 d.map_or("-", |d| d.san.as_str()),
                                 d.map_or(0.0, |d| d.confidence),
                                 d.and_then(|d| d.written.clone()),
                                 d.map(|d| d.kind),
+                                if d.is_some_and(|d| d.flagged) { " flagged" } else { "" },
                                 if d.is_some_and(|d| d.san == truth) { "" } else { "   <<<" }
                             ));
                         }

@@ -1146,7 +1146,12 @@ pub(crate) fn search_loss<E: CellEvidence>(
         skip_lookback: 3,
         ..config.clone()
     };
-    let searched = run_search(cells, start, lang, config, None, None, &[])?;
+    let first = run_search(cells, start, lang, config, None, None, &[])?;
+    // The lattice the decoder would keep: the rescue's when it found a likelier game.
+    let searched = match rescue(&first, cells, start, lang, config) {
+        Some(second) if second.best_score() > first.best_score() => second,
+        _ => first,
+    };
     let forced = run_search(cells, start, lang, &thorough, None, Some(moves), &[])?;
     for cell in 1..=cells.len() {
         let layer: Vec<&Node> = searched
@@ -1154,14 +1159,11 @@ pub(crate) fn search_loss<E: CellEvidence>(
             .iter()
             .filter(|n| n.cell as usize == cell)
             .collect();
-        let Some(truth) = forced
+        let truth = forced
             .nodes
             .iter()
             .filter(|n| n.cell as usize == cell)
-            .max_by(|a, b| a.best.total_cmp(&b.best))
-        else {
-            return None;
-        };
+            .max_by(|a, b| a.best.total_cmp(&b.best))?;
         let key = zobrist(&truth.pos);
         if layer
             .iter()

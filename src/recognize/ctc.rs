@@ -186,8 +186,8 @@ impl Posteriors {
             }
         }
         // The extended sequence: blank, l1, blank, l2, ..., blank. Probabilities are
-        // rescaled to sum to 1 at every frame (the scales' logs add up), which keeps them in
-        // range without a logarithm per state.
+        // rescaled only when they grow small (the scales' logs add up), which keeps them in
+        // range with a logarithm every few frames, not one per frame or state.
         let states = 2 * labels.len() + 1;
         let label_of = |s: usize| {
             if s.is_multiple_of(2) {
@@ -198,23 +198,34 @@ impl Posteriors {
         };
         let classes = self.charset.classes();
         let prob = |t: usize, class: usize| self.probs[t * classes + class];
-        let mut alpha = vec![0f64; states];
-        let mut next = vec![0f64; states];
+        // Cells hold short texts: the states fit on the stack.
+        let mut on_stack = [0f64; 48];
+        let mut on_heap = Vec::new();
+        let alpha: &mut [f64] = if states <= on_stack.len() {
+            &mut on_stack[..states]
+        } else {
+            on_heap.resize(states, 0.0);
+            &mut on_heap
+        };
         alpha[0] = prob(0, 0);
         if states > 1 {
             alpha[1] = prob(0, label_of(1));
         }
         let mut log_scale = 0f64;
         let needed = needed as f64;
+        // Below this, alpha's total (at the current scale) cannot reach `needed`.
+        let mut floor = needed.exp();
+        let mut total: f64 = alpha.iter().sum();
         for t in 0..self.frames {
             if t > 0 {
                 // Only states from which the rest of the sequence still fits in the frames
-                // left, and that the frames so far can reach.
+                // left, and that the frames so far can reach; updated in place from the last
+                // state down, as each reads only itself and the two before it.
                 let remaining = self.frames - t;
                 let lowest = states.saturating_sub(2 * remaining + 2);
                 let highest = (2 * t + 2).min(states);
-                next.fill(0.0);
-                for s in lowest..highest {
+                total = 0.0;
+                for s in (lowest..highest).rev() {
                     let mut sum = alpha[s];
                     if s >= 1 {
                         sum += alpha[s - 1];
@@ -223,19 +234,21 @@ impl Posteriors {
                     if s >= 2 && s % 2 == 1 && label_of(s) != label_of(s - 2) {
                         sum += alpha[s - 2];
                     }
-                    next[s] = sum * prob(t, label_of(s));
+                    let a = sum * prob(t, label_of(s));
+                    alpha[s] = a;
+                    total += a;
                 }
-                std::mem::swap(&mut alpha, &mut next);
+                alpha[..lowest].fill(0.0);
             }
-            let total: f64 = alpha.iter().sum();
-            if total <= 0.0 {
-                return f32::NEG_INFINITY;
-            }
-            alpha.iter_mut().for_each(|a| *a /= total);
-            log_scale += total.ln();
             // Later frames only lower a path's probability.
-            if log_scale < needed {
+            if total <= 0.0 || total < floor {
                 return f32::NEG_INFINITY;
+            }
+            if total < 1e-60 {
+                alpha.iter_mut().for_each(|a| *a /= total);
+                log_scale += total.ln();
+                floor = (needed - log_scale).exp();
+                total = 1.0;
             }
         }
         let end = if states == 1 {

@@ -22,9 +22,9 @@ pub struct CtcCell {
     text_log_likelihood: f32,
     /// The best path as typed text, for the slip channel; `None` for a blank cell.
     as_typed: Option<TypedCell>,
-    /// Texts already scored: the decoder asks for the same written forms from many positions.
-    /// Each holds the value found and the `needed` it was computed for (a value at or below
-    /// that `needed` is only an upper bound).
+    /// Texts already scored (read as written or as a slip, scaled): the decoder asks for the
+    /// same written forms from many positions. Each holds the value found and the `needed` it
+    /// was computed for (a value at or below that `needed` is only an upper bound).
     scored: Mutex<FxHashMap<Vec<char>, (f32, f32)>>,
     /// Weight of the reader's log-likelihoods against the decoder's move prior and slip
     /// costs (as the acoustic scale of a speech decoder): a reader trained on generated cells
@@ -82,23 +82,16 @@ impl CtcCell {
         read + typed.log_likelihood(body, mark, needed - read)
     }
 
+    /// The CTC likelihood of `body` + `mark`, scaled; a value at or below `needed` is only
+    /// an upper bound.
     fn ctc_log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
         let mut chars = Vec::with_capacity(body.len() + mark.len());
         chars.extend_from_slice(body);
         chars.extend(mark.chars());
-        let needed = needed / self.scale;
-        if let Ok(scored) = self.scored.lock() {
-            if let Some(&(value, computed_for)) = scored.get(&chars) {
-                if value > computed_for || needed >= computed_for {
-                    return self.scale * value;
-                }
-            }
-        }
-        let value = self.posteriors.log_likelihood_above(&chars, needed);
-        if let Ok(mut scored) = self.scored.lock() {
-            scored.insert(chars, (value, needed));
-        }
-        self.scale * value
+        self.scale
+            * self
+                .posteriors
+                .log_likelihood_above(&chars, needed / self.scale)
     }
 }
 
@@ -107,9 +100,24 @@ impl CellEvidence for CtcCell {
     /// (CTC), or the best path written by a slip for it (a max, not a sum: the two overlap
     /// where the best path is the candidate).
     fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
+        let mut key = Vec::with_capacity(body.len() + mark.len());
+        key.extend_from_slice(body);
+        key.extend(mark.chars());
+        if let Ok(scored) = self.scored.lock() {
+            if let Some(&(value, computed_for)) = scored.get(&key) {
+                if value > computed_for || needed >= computed_for {
+                    return value;
+                }
+            }
+        }
         let slip = self.slip_log_likelihood(body, mark, needed);
-        self.ctc_log_likelihood(body, mark, needed.max(slip))
-            .max(slip)
+        let value = self
+            .ctc_log_likelihood(body, mark, needed.max(slip))
+            .max(slip);
+        if let Ok(mut scored) = self.scored.lock() {
+            scored.insert(key, (value, needed));
+        }
+        value
     }
 
     /// Junk is random writing that happens to read as the best path: that text's likelihood,

@@ -230,6 +230,10 @@ pub struct Hand {
     /// Pen darkening at stroke edges (1 = as the glyph was drawn).
     pub pen_gain: f32,
     pub pen_broad: bool,
+    /// Share of a glyph's soft stroke edge a fine pen leaves out (0 = as drawn): the glyph
+    /// samples are photographed felt-tip letters, while most scoresheets are filled in with a
+    /// ballpoint, whose strokes are about half as wide on a real scan.
+    pub pen_cut: f32,
     pub ink: [u8; 3],
     pub opacity: f32,
     /// Random size, position and rotation changes from letter to letter.
@@ -264,13 +268,14 @@ impl Hand {
         };
         let weights: Vec<f64> = INKS.iter().map(|i| i.2 as f64).collect();
         let (ink, opacity, _) = INKS[rng.weighted(&weights)];
-        Hand {
+        let mut hand = Hand {
             source,
             size: 0.48 + rng.unit() as f32 * 0.3,
             slant: (rng.unit() as f32 - 0.35) * 0.5,
             spacing: -0.04 + rng.unit() as f32 * 0.3,
             pen_gain: 1.0 + rng.unit() as f32 * 1.2,
             pen_broad: rng.chance(0.3),
+            pen_cut: 0.0,
             ink,
             opacity: opacity * (0.85 + rng.unit() as f32 * 0.15),
             jitter: 0.02 + rng.unit() as f32 * 0.1,
@@ -282,7 +287,16 @@ impl Hand {
                 _ => Align::Anywhere,
             },
             allograph_seed: rng.next_u64(),
+        };
+        // The pen is drawn from the hand's own seed, so the rest of a sheet's randomness is
+        // what it was before fine pens were added.
+        let mut pen = Rng::new(hand.allograph_seed ^ 0x5EED_F1E0_0BA1_1B01);
+        if pen.chance(0.45) {
+            hand.pen_gain = 1.0 + (hand.pen_gain - 1.0) * 0.25;
+            hand.pen_broad = false;
+            hand.pen_cut = 0.25 + pen.unit() as f32 * 0.35;
         }
+        hand
     }
 }
 
@@ -476,7 +490,7 @@ pub fn write_text(
         } else {
             g.mask
         };
-        layer.draw_mask(mask, to_page, g.wobble, hand.pen_gain);
+        layer.draw_mask(mask, to_page, g.wobble, hand.pen_gain, hand.pen_cut);
         for (u, v) in [
             (0.0, 0.0),
             (mask.width as f32, 0.0),
@@ -549,5 +563,5 @@ pub fn cross_out(layer: &mut InkLayer, area: (f32, f32, f32, f32), pen: f32, rng
 
 /// A pen width, in pixels, that matches a hand at capital height `cap`.
 pub fn pen_width(hand: &Hand, cap: f32) -> f32 {
-    (cap * 0.09 * hand.pen_gain.sqrt()).max(1.0)
+    (cap * 0.09 * hand.pen_gain.sqrt() * (1.0 - hand.pen_cut)).max(1.0)
 }

@@ -89,7 +89,16 @@ impl InkLayer {
     }
 
     /// Draws `mask` through `to_page` (mask pixel coordinates to page pixels).
-    pub fn draw_mask(&mut self, mask: &InkMask, to_page: Affine, wobble: Wobble, gain: f32) {
+    /// `cut` (0 to below 1) trims the mask's soft edge for a finer stroke; `gain` darkens it.
+    pub fn draw_mask(
+        &mut self,
+        mask: &InkMask,
+        to_page: Affine,
+        wobble: Wobble,
+        gain: f32,
+        cut: f32,
+    ) {
+        let cut = cut.clamp(0.0, 0.95);
         let Some(to_mask) = to_page.inverse() else {
             return;
         };
@@ -116,7 +125,7 @@ impl InkLayer {
             for x in x_lo..x_hi {
                 let (u, v) = to_mask.apply(x as f32 + 0.5, y as f32 + 0.5);
                 let (u, v) = wobble.displace(u, v);
-                let a = mask.sample(u, v);
+                let a = (mask.sample(u, v) - cut) / (1.0 - cut);
                 if a > 0.0 {
                     self.put(x, y, (a * gain).min(1.0));
                 }
