@@ -1088,17 +1088,15 @@ pub(crate) fn log_add(a: f32, b: f32) -> f32 {
     hi + (lo - hi).exp().ln_1p()
 }
 
-/// The best score the search can give the known game `moves` on these cells, aligned with
-/// them by any of its slips: the search restricted to that game, repairing every cell. A
-/// decoded path scoring below it is a search error; one scoring above it, a model error.
-/// `None` when the game does not reach the end of the cells.
-pub(crate) fn line_score<E: CellEvidence>(
+/// The search restricted to the known game `moves`, repairing at every node: the best ways
+/// the decoder's slips can align that game with the cells.
+fn forced_search<E: CellEvidence>(
     cells: &[E],
     start: &Chess,
     lang: &Language,
     moves: &[Move],
     config: &DecoderConfig,
-) -> Option<f32> {
+) -> Option<Lattice> {
     let thorough = DecoderConfig {
         beam_margin: 1e6,
         repair_below: f32::INFINITY,
@@ -1106,7 +1104,21 @@ pub(crate) fn line_score<E: CellEvidence>(
         skip_lookback: 3,
         ..config.clone()
     };
-    let lattice = run_search(cells, start, lang, &thorough, None, Some(moves), &[])?;
+    run_search(cells, start, lang, &thorough, None, Some(moves), &[])
+}
+
+/// The best score the search can give the known game `moves` on these cells, aligned with
+/// them by any of its slips ([`forced_search`]). A decoded path scoring below it is a search
+/// error; one scoring above it, a model error. `None` when the game does not reach the end of
+/// the cells.
+pub(crate) fn line_score<E: CellEvidence>(
+    cells: &[E],
+    start: &Chess,
+    lang: &Language,
+    moves: &[Move],
+    config: &DecoderConfig,
+) -> Option<f32> {
+    let lattice = forced_search(cells, start, lang, moves, config)?;
     let reads_all = lattice
         .finals
         .first()
@@ -1139,20 +1151,13 @@ pub(crate) fn search_loss<E: CellEvidence>(
     moves: &[Move],
     config: &DecoderConfig,
 ) -> Option<SearchLoss> {
-    let thorough = DecoderConfig {
-        beam_margin: 1e6,
-        repair_below: f32::INFINITY,
-        repair_from_best: usize::MAX,
-        skip_lookback: 3,
-        ..config.clone()
-    };
     let first = run_search(cells, start, lang, config, None, None, &[])?;
     // The lattice the decoder would keep: the rescue's when it found a likelier game.
     let searched = match rescue(&first, cells, start, lang, config) {
         Some(second) if second.best_score() > first.best_score() => second,
         _ => first,
     };
-    let forced = run_search(cells, start, lang, &thorough, None, Some(moves), &[])?;
+    let forced = forced_search(cells, start, lang, moves, config)?;
     for cell in 1..=cells.len() {
         let layer: Vec<&Node> = searched
             .nodes

@@ -287,11 +287,7 @@ pub fn decode<E: CellEvidence>(
     language: LanguageChoice,
     config: &DecoderConfig,
 ) -> Game {
-    let cells = trim_trailing_blanks(cells);
-    let adapted = DecoderConfig {
-        style: style_of_sheet(cells, &config.style),
-        ..config.clone()
-    };
+    let (cells, adapted) = adapted_to(cells, config);
     let config = &adapted;
     let lang = match language {
         LanguageChoice::Fixed(lang) => lang,
@@ -599,11 +595,7 @@ pub fn line_score<E: CellEvidence>(
     moves: &[shakmaty::Move],
     config: &DecoderConfig,
 ) -> Option<f32> {
-    let cells = trim_trailing_blanks(cells);
-    let adapted = DecoderConfig {
-        style: style_of_sheet(cells, &config.style),
-        ..config.clone()
-    };
+    let (cells, adapted) = adapted_to(cells, config);
     lattice::line_score(cells, &start.position, lang, moves, &adapted)
 }
 
@@ -616,12 +608,22 @@ pub fn search_loss<E: CellEvidence>(
     moves: &[shakmaty::Move],
     config: &DecoderConfig,
 ) -> Option<SearchLoss> {
+    let (cells, adapted) = adapted_to(cells, config);
+    lattice::search_loss(cells, &start.position, lang, moves, &adapted)
+}
+
+/// The cells a decode reads (trailing blanks dropped) and `config` with its style sharpened
+/// to their habits, as [`decode`] sees them.
+fn adapted_to<'c, E: CellEvidence>(
+    cells: &'c [E],
+    config: &DecoderConfig,
+) -> (&'c [E], DecoderConfig) {
     let cells = trim_trailing_blanks(cells);
     let adapted = DecoderConfig {
         style: style_of_sheet(cells, &config.style),
         ..config.clone()
     };
-    lattice::search_loss(cells, &start.position, lang, moves, &adapted)
+    (cells, adapted)
 }
 
 #[cfg(test)]
