@@ -125,7 +125,7 @@ pub struct DecoderConfig {
 impl Default for DecoderConfig {
     fn default() -> DecoderConfig {
         DecoderConfig {
-            beam_width: 64,
+            beam_width: 40,
             wide_beam_width: 128,
             wide_beam_cells: 3,
             wide_beam_cells_illegible: 10,
