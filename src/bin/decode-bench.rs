@@ -28,6 +28,7 @@ struct Args {
     make_book: Option<(PathBuf, PathBuf)>,
     make_tree: Option<PathBuf>,
     beam: Option<usize>,
+    levels: Vec<&'static str>,
     overrides: Vec<(String, f32)>,
 }
 
@@ -44,6 +45,7 @@ fn parse_args() -> Result<Args, String> {
         make_book: None,
         make_tree: None,
         beam: None,
+        levels: Noise::LEVELS.iter().map(|n| n.name).collect(),
         overrides: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -73,6 +75,19 @@ fn parse_args() -> Result<Args, String> {
                 ));
             }
             "--beam" => args.beam = Some(value()?.parse().map_err(|e| format!("--beam: {e}"))?),
+            "--levels" => {
+                let v = value()?;
+                args.levels = v
+                    .split(',')
+                    .map(|name| {
+                        Noise::LEVELS
+                            .iter()
+                            .map(|n| n.name)
+                            .find(|&n| n == name)
+                            .ok_or(format!("unknown noise level {name} (clean, medium, heavy)"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
             "--langs" => {
                 let v = value()?;
                 if v != "all" {
@@ -83,7 +98,7 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--help" | "-h" => {
-                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--skip-games N] [--no-naive]");
+                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W]");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}")),
@@ -290,6 +305,8 @@ struct Tally {
     unflagged: usize,
     unflagged_correct: usize,
     millis: Vec<f64>,
+    /// Milliseconds per 80 plies of each game: the speed bar is stated for an 80-ply game.
+    millis_per_80_plies: Vec<f64>,
     /// Plies that match the truth in a longest common subsequence: what ply-by-ply accuracy
     /// would be without offsets.
     aligned_correct: usize,
@@ -312,6 +329,7 @@ impl Tally {
         self.unflagged += o.unflagged;
         self.unflagged_correct += o.unflagged_correct;
         self.millis.extend(&o.millis);
+        self.millis_per_80_plies.extend(&o.millis_per_80_plies);
         self.confidences.extend(&o.confidences);
         self.language_right += o.language_right;
     }
@@ -449,7 +467,10 @@ fn main() {
     }
     let start = StartPosition::standard();
     let mut overall_by_level = Vec::new();
-    for noise in Noise::LEVELS {
+    for noise in Noise::LEVELS
+        .iter()
+        .filter(|n| args.levels.contains(&n.name))
+    {
         let per_lang: Vec<(&Language, Tally)> = args
             .langs
             .par_iter()
@@ -461,11 +482,13 @@ fn main() {
                     let moves = &game.moves[..game.moves.len().min(120)];
                     let mut rng = Rng::new(args.seed ^ ((li as u64) << 32) ^ gi as u64 ^ (noise.name.len() as u64 * 977));
                     let writer = Writer::random(&mut rng);
-                    let t = write_transcript(&start.position, moves, lang, &writer, &noise, &mut rng);
+                    let t = write_transcript(&start.position, moves, lang, &writer, noise, &mut rng);
                     let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
                     let clock = Instant::now();
                     let decoded = decode(&cells, &start, LanguageChoice::Auto, &config);
-                    tally.millis.push(clock.elapsed().as_secs_f64() * 1000.0);
+                    let millis = clock.elapsed().as_secs_f64() * 1000.0;
+                    tally.millis.push(millis);
+                    tally.millis_per_80_plies.push(millis * 80.0 / moves.len().max(1) as f64);
                     tally.language_right += decoded.language.same_letters(lang) as usize;
                     tally.games += 1;
                     tally.plies += moves.len();
@@ -553,18 +576,19 @@ fn main() {
         overall_by_level.push((noise.name, total));
     }
     println!(
-        "\nsummary: level accuracy naive median-ms p90-ms flagged unflagged-right lcs-accuracy"
+        "\nsummary: level accuracy naive median-ms p90-ms median-ms-per-80-plies flagged unflagged-right lcs-accuracy"
     );
     for (name, t) in &overall_by_level {
         let mut ms = t.millis.clone();
         ms.sort_by(|a, b| a.total_cmp(b));
         let p90 = ms.get(ms.len() * 9 / 10).copied().unwrap_or(0.0);
         println!(
-            "  {name:<7} {:.2}% {:.1}% {:.1} {:.1} {:.1}% {:.2}% {:.2}%",
+            "  {name:<7} {:.2}% {:.1}% {:.1} {:.1} {:.1} {:.1}% {:.2}% {:.2}%",
             pct(t.correct, t.plies),
             pct(t.naive_correct, t.plies),
             median(&t.millis),
             p90,
+            median(&t.millis_per_80_plies),
             pct(t.flagged, t.flagged + t.unflagged),
             pct(t.unflagged_correct, t.unflagged),
             pct(t.aligned_correct, t.plies)

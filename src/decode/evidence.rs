@@ -59,7 +59,13 @@ pub struct TypedCell {
     mark: Vec<char>,
     illegible: bool,
     unreadable: f32,
+    /// [`FactoredEvidence::mark_log_likelihood`] of the marks the decoder asks about, by
+    /// [`STANDARD_MARKS`] index: it asks for every move it weighs.
+    standard_marks: [f32; 4],
 }
+
+/// The check marks candidates end with.
+const STANDARD_MARKS: [&str; 4] = ["", "+", "#", "++"];
 
 /// Log-likelihood of each character of random writing (about 30 equally likely characters).
 pub const RANDOM_CHAR_LOG_LIKELIHOOD: f32 = -3.4;
@@ -83,14 +89,25 @@ impl TypedCell {
             MISWRITTEN_CELL_LOG_PROB
                 + RANDOM_CHAR_LOG_LIKELIHOOD * (chars.len() + mark.len() + 1) as f32
         };
-        TypedCell {
+        let mut cell = TypedCell {
             raw: raw.trim().to_string(),
             chars,
             mark,
             written,
             illegible,
             unreadable,
+            standard_marks: [0.0; 4],
+        };
+        cell.standard_marks = STANDARD_MARKS.map(|m| cell.mark_distance(m));
+        cell
+    }
+
+    fn mark_distance(&self, mark: &str) -> f32 {
+        if self.illegible {
+            return 0.0;
         }
+        let mark: Vec<char> = mark.chars().collect();
+        -Channel::shared().distance(&mark, &self.mark, f32::INFINITY)
     }
 
     /// The cell text after clean-up (no spaces, annotations or draw offer).
@@ -108,11 +125,10 @@ impl FactoredEvidence for TypedCell {
     }
 
     fn mark_log_likelihood(&self, mark: &str) -> f32 {
-        if self.illegible {
-            return 0.0;
+        match STANDARD_MARKS.iter().position(|&m| m == mark) {
+            Some(i) => self.standard_marks[i],
+            None => self.mark_distance(mark),
         }
-        let mark: Vec<char> = mark.chars().collect();
-        -Channel::shared().distance(&mark, &self.mark, f32::INFINITY)
     }
 }
 
@@ -140,5 +156,28 @@ impl CellEvidence for TypedCell {
 
     fn draw_offer(&self) -> bool {
         self.written.draw_offer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cached_check_marks_score_as_computed_ones() {
+        for text in ["Nf3", "Nf3+", "Qxh7#", "e4++", "Kf1 +", "?", "Lb5+#"] {
+            let cell = TypedCell::new(text);
+            for mark in STANDARD_MARKS {
+                assert_eq!(
+                    cell.mark_log_likelihood(mark),
+                    cell.mark_distance(mark),
+                    "{text} {mark}"
+                );
+            }
+        }
+        let checked = TypedCell::new("Nf3+");
+        assert_eq!(checked.mark_log_likelihood("+"), 0.0);
+        assert!(checked.mark_log_likelihood("") < 0.0);
+        assert!(checked.mark_log_likelihood("#") < checked.mark_log_likelihood("++"));
     }
 }

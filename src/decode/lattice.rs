@@ -666,6 +666,14 @@ impl<E: CellEvidence> Search<'_, E> {
         if try_skips {
             // The player skipped one move: it was played, the cell holds the move after it.
             for first in kids {
+                // Fits and priors are at most 0: a chain that cannot make the layer with
+                // perfect fits is not played out.
+                if !self
+                    .pending
+                    .may_enter(cell + 1, base + slips.skipped_move + first.log_prior)
+                {
+                    continue;
+                }
                 let first_pos = after(&node.pos, first.m);
                 for kid in self.children(&first_pos, Some(first.m.to()), node.ply + 1) {
                     let rest = slips.skipped_move + first.log_prior + kid.log_prior;
@@ -687,10 +695,20 @@ impl<E: CellEvidence> Search<'_, E> {
             let mut likely: Vec<&Child> = kids.iter().collect();
             likely.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
             for first in likely.iter().take(config.row_skip_candidates) {
+                if !self
+                    .pending
+                    .may_enter(cell + 1, base + slips.skipped_row + first.log_prior)
+                {
+                    continue;
+                }
                 let first_pos = after(&node.pos, first.m);
                 let mut seconds = self.children(&first_pos, Some(first.m.to()), node.ply + 1);
                 seconds.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
                 for second in seconds.iter().take(config.row_skip_candidates) {
+                    let chain = slips.skipped_row + first.log_prior + second.log_prior;
+                    if !self.pending.may_enter(cell + 1, base + chain) {
+                        continue;
+                    }
                     let second_pos = after(&first_pos, second.m);
                     for kid in self.children(&second_pos, Some(second.m.to()), node.ply + 2) {
                         let rest =
@@ -724,6 +742,10 @@ impl<E: CellEvidence> Search<'_, E> {
         // This cell and the next were written in swapped order.
         let by_next = self.best_fits(&node.pos, kids, cell + 1, config.swap_candidates);
         for (first_fit, first, first_pos) in by_next {
+            let chain = slips.swapped_cells + first.log_prior + first_fit;
+            if !self.pending.may_enter(cell + 2, base + chain) {
+                continue;
+            }
             for kid in self.children(&first_pos, Some(first.m.to()), node.ply + 1) {
                 let rest = slips.swapped_cells + first.log_prior + first_fit + kid.log_prior;
                 let steps = [
@@ -789,6 +811,9 @@ impl<E: CellEvidence> Search<'_, E> {
                 fit: 0.0,
             };
             let w = config.slips.skipped_move + first.log_prior;
+            if !self.pending.may_enter(cell + 1, ancestor.best + w) {
+                continue;
+            }
             self.rewrite_cells(
                 ancestor_id,
                 ancestor,
@@ -816,6 +841,9 @@ impl<E: CellEvidence> Search<'_, E> {
         at: usize,
         cell: usize,
     ) {
+        if !self.pending.may_enter(cell + 1, src.best + w) {
+            return;
+        }
         let kids = self.children(pos, Some(last_to), src.ply + steps.len() as u32);
         for (fit, kid, kid_pos) in self.best_fits(pos, &kids, at, self.config.swap_candidates) {
             let mut chain = steps.to_vec();
