@@ -410,7 +410,7 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     };
     write_output(args.output.as_deref(), &text)?;
     if let Some(path) = &args.report {
-        let html = read.review_html(&sheets, &tags);
+        let html = read.review_html(&sheets, &copy, &tags);
         std::fs::write(path, html).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if let Some(path) = &args.overlay {

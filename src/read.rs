@@ -141,9 +141,10 @@ pub struct GameRead {
     pub pages: Vec<Cells>,
     /// The cells found on each page of the other player's copy (numbered after `pages`).
     pub copy_pages: Vec<Cells>,
-    /// Every move cell in game order; [`crate::decode::DecodedMove::cell`] indexes this.
+    /// Every move cell in game order; [`crate::decode::DecodedMove::cell`] indexes this. With
+    /// a copy, the own sheet's cells, and the copy's where only the copy wrote a ply.
     pub cells: Vec<GameCell>,
-    /// What the decoder was given, one entry per ply in game order (both copies fused).
+    /// What the decoder was given, entry for entry with `cells` (both copies fused).
     pub evidence: Vec<CellReading>,
 }
 
@@ -157,21 +158,12 @@ pub fn read_game(
     reader: &Reader,
     options: &ReadOptions,
 ) -> Result<GameRead, ReadError> {
-    let (pages, cells, mut evidence) = read_pages(sheets, 0, reader, options)?;
+    let (pages, mut cells, mut evidence) = read_pages(sheets, 0, reader, options)?;
     let mut copy_pages = Vec::new();
     if !copy.is_empty() {
-        let (found, _, copy_evidence) = read_pages(copy, sheets.len(), reader, options)?;
+        let (found, copy_cells, copy_evidence) = read_pages(copy, sheets.len(), reader, options)?;
         copy_pages = found;
-        let mut copy_evidence = copy_evidence.into_iter();
-        evidence = evidence
-            .into_iter()
-            .map(|own| match copy_evidence.next() {
-                Some(other) => CellReading::BothCopies(Box::new(own), Box::new(other)),
-                None => own,
-            })
-            .collect();
-        // Plies only the copy holds (the own sheet stopped early) still count.
-        evidence.extend(copy_evidence);
+        (cells, evidence) = fuse_copies(cells, evidence, copy_cells, copy_evidence, options);
     }
     let game = decode(
         &evidence,
@@ -189,6 +181,114 @@ pub fn read_game(
 }
 
 type PagesRead = (Vec<Cells>, Vec<GameCell>, Vec<CellReading>);
+
+/// The plies of one sheet's cells as decoding that sheet alone aligns them: `plies[i]` is the
+/// ply read from cell `i` (`None`: a junk cell or one past the game), and `moves` the number of
+/// plies in that sheet's game.
+struct Alignment {
+    plies: Vec<Option<usize>>,
+    moves: usize,
+}
+
+impl Alignment {
+    fn of(game: &Game, cells: usize) -> Alignment {
+        let mut plies = vec![None; cells];
+        for m in &game.moves {
+            if let Some(slot) = m.cell.and_then(|c| plies.get_mut(c)) {
+                *slot = Some(m.ply);
+            }
+        }
+        Alignment {
+            plies,
+            moves: game.moves.len(),
+        }
+    }
+}
+
+/// Both players' sheets as one evidence sequence in ply order: each sheet is decoded alone
+/// first, which tells what ply each of its cells holds despite its own slips (a move one
+/// player skipped, two cells swapped, a crossed-out cell), and the two readings of a ply are
+/// fused ([`CellReading::BothCopies`]). A ply only one sheet wrote keeps that sheet's cell;
+/// cells neither decoding read a move from keep their place in the own sheet's order. Returns
+/// the cells and the evidence, entry for entry.
+fn fuse_copies(
+    own_cells: Vec<GameCell>,
+    own: Vec<CellReading>,
+    copy_cells: Vec<GameCell>,
+    copy: Vec<CellReading>,
+    options: &ReadOptions,
+) -> (Vec<GameCell>, Vec<CellReading>) {
+    let alone = |evidence: &[CellReading]| {
+        decode(evidence, &options.start, options.language, &options.decoder)
+    };
+    let (own_game, copy_game) = rayon::join(|| alone(&own), || alone(&copy));
+    let own_plies = Alignment::of(&own_game, own.len());
+    let copy_plies = Alignment::of(&copy_game, copy.len());
+    let last_ply = own_plies.moves.max(copy_plies.moves);
+    let mut copy_at_ply: Vec<Option<usize>> = vec![None; last_ply + 1];
+    for (j, ply) in copy_plies.plies.iter().enumerate() {
+        if let Some(slot) = ply.and_then(|p| copy_at_ply.get_mut(p)) {
+            slot.get_or_insert(j);
+        }
+    }
+    let mut own_at_ply: Vec<Option<usize>> = vec![None; last_ply + 1];
+    for (i, ply) in own_plies.plies.iter().enumerate() {
+        if let Some(slot) = ply.and_then(|p| own_at_ply.get_mut(p)) {
+            slot.get_or_insert(i);
+        }
+    }
+
+    let mut own: Vec<Option<CellReading>> = own.into_iter().map(Some).collect();
+    let mut copy: Vec<Option<CellReading>> = copy.into_iter().map(Some).collect();
+    let mut cells = Vec::with_capacity(own.len());
+    let mut evidence = Vec::with_capacity(own.len());
+    let mut next_own = 0;
+    // Own cells up to `until` that no ply claimed go in as they are, in sheet order.
+    let flush_own = |until: usize,
+                     next_own: &mut usize,
+                     own: &mut [Option<CellReading>],
+                     cells: &mut Vec<GameCell>,
+                     evidence: &mut Vec<CellReading>| {
+        while *next_own < until.min(own.len()) {
+            if own_plies.plies[*next_own].is_none() {
+                if let Some(reading) = own[*next_own].take() {
+                    cells.push(own_cells[*next_own].clone());
+                    evidence.push(reading);
+                }
+            }
+            *next_own += 1;
+        }
+    };
+    for ply in 1..=last_ply {
+        let own_reading = own_at_ply[ply].and_then(|i| own[i].take().map(|r| (i, r)));
+        let copy_reading = copy_at_ply[ply].and_then(|j| copy[j].take().map(|r| (j, r)));
+        match (own_reading, copy_reading) {
+            (Some((i, mine)), Some((_, theirs))) => {
+                flush_own(i, &mut next_own, &mut own, &mut cells, &mut evidence);
+                cells.push(own_cells[i].clone());
+                evidence.push(CellReading::BothCopies(Box::new(mine), Box::new(theirs)));
+            }
+            (Some((i, mine)), None) => {
+                flush_own(i, &mut next_own, &mut own, &mut cells, &mut evidence);
+                cells.push(own_cells[i].clone());
+                evidence.push(mine);
+            }
+            (None, Some((j, theirs))) => {
+                cells.push(copy_cells[j].clone());
+                evidence.push(theirs);
+            }
+            (None, None) => {}
+        }
+    }
+    flush_own(
+        own.len(),
+        &mut next_own,
+        &mut own,
+        &mut cells,
+        &mut evidence,
+    );
+    (cells, evidence)
+}
 
 /// The cells of one sheet's pages in game order, with their evidence; `first_page` numbers
 /// the pages.
@@ -250,9 +350,9 @@ fn read_pages(
 }
 
 impl GameRead {
-    /// The HTML review page ([`crate::report::html`]); `sheets` are the pages this game was
-    /// read from, in the order given to [`read_game`].
-    pub fn review_html(&self, sheets: &[Sheet], tags: &PgnTags) -> String {
+    /// The HTML review page ([`crate::report::html`]); `sheets` and `copy` are the pages this
+    /// game was read from, as given to [`read_game`] (a ply only the copy wrote shows there).
+    pub fn review_html(&self, sheets: &[Sheet], copy: &[Sheet], tags: &PgnTags) -> String {
         let cells: Vec<ReviewCell> = self
             .cells
             .iter()
@@ -265,6 +365,7 @@ impl GameRead {
             .collect();
         let pages: Vec<ReviewPage> = sheets
             .iter()
+            .chain(copy)
             .map(|s| ReviewPage {
                 name: &s.name,
                 image: &s.image,
@@ -322,6 +423,7 @@ impl GameRead {
         json["pages"] = json!(self
             .pages
             .iter()
+            .chain(&self.copy_pages)
             .map(|p| p.source.clone())
             .collect::<Vec<_>>());
         json
@@ -393,5 +495,84 @@ mod tests {
         assert!(!half.is_illegible());
         let none = CellReading::BothCopies(Box::new(read("")), Box::new(read("")));
         assert!(none.is_illegible());
+    }
+
+    fn game_cell(page: usize, ply: u32, text: &str) -> GameCell {
+        GameCell {
+            page,
+            cell: Cell {
+                ply,
+                quad: [[0.0; 2]; 4],
+                bbox: [0.0; 4],
+                ink: !text.is_empty(),
+                ink_share: 0.0,
+            },
+            text: text.to_string(),
+            text_confidence: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_move_one_player_skipped_does_not_shift_the_other_copy() {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        let read = |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)));
+        let truth = [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "Qd6", "d4", "exd4",
+            "Nxd4", "c5",
+        ];
+        // The own sheet's tenth cell is blank: the prior alone guesses the main line's 5...f6.
+        let own: Vec<&str> = truth
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if i == 9 { "" } else { *t })
+            .collect();
+        let alone: Vec<CellReading> = own.iter().map(|t| read(t)).collect();
+        assert_ne!(
+            decode_cells(&alone)[9],
+            "Qd6",
+            "the own sheet alone cannot tell"
+        );
+        // The other player never wrote 2...Nc6: every later cell of the copy is one ply early.
+        let copy: Vec<&str> = truth
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != 3)
+            .map(|(_, t)| *t)
+            .collect();
+        let zipped: Vec<CellReading> = own
+            .iter()
+            .zip(&copy)
+            .map(|(a, b)| CellReading::BothCopies(Box::new(read(a)), Box::new(read(b))))
+            .collect();
+        assert_ne!(
+            decode_cells(&zipped),
+            truth,
+            "ply for ply the copies disagree"
+        );
+
+        let own_cells: Vec<GameCell> = own
+            .iter()
+            .enumerate()
+            .map(|(i, t)| game_cell(0, i as u32 + 1, t))
+            .collect();
+        let copy_cells: Vec<GameCell> = copy
+            .iter()
+            .enumerate()
+            .map(|(i, t)| game_cell(1, i as u32 + 1, t))
+            .collect();
+        let (cells, evidence) = fuse_copies(
+            own_cells,
+            own.iter().map(|t| read(t)).collect(),
+            copy_cells,
+            copy.iter().map(|t| read(t)).collect(),
+            &ReadOptions::default(),
+        );
+        assert_eq!(cells.len(), evidence.len());
+        assert_eq!(decode_cells(&evidence), truth);
+        // Every ply keeps the own sheet's cell, and the blank one is fused with the copy's.
+        assert!(cells.iter().all(|c| c.page == 0));
+        assert_eq!(evidence[9].text(), "Qd6");
+        assert!(matches!(evidence[9], CellReading::BothCopies(..)));
     }
 }

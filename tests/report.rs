@@ -132,3 +132,56 @@ fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
         let _ = std::fs::remove_file(path);
     }
 }
+
+#[test]
+fn a_copy_of_the_sheet_is_read_as_evidence_for_the_same_plies() {
+    let sheet = "samples/sheets/00005-uk-chesscom-2x25.jpg";
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("samples/sheets/00005-uk-chesscom-2x25.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let report = temp_path("copy.html");
+    let read = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_scoresheet"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["read", sheet, "--format", "json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let right = |game: &serde_json::Value| {
+        game["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(truth["moves_san"].as_array().unwrap())
+            .filter(|(m, t)| m["san"] == **t)
+            .count()
+    };
+    let alone = read(&[]);
+    let both = read(&["--copy", sheet, "--report", report.to_str().unwrap()]);
+    // The copy agrees cell for cell: every ply keeps its cell on the own sheet (page 0).
+    let moves = both["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), alone["moves"].as_array().unwrap().len());
+    assert!(moves.iter().all(|m| m["page"] == 0 || m["page"].is_null()));
+    let plies = truth["moves_san"].as_array().unwrap().len();
+    assert!(
+        right(&both) * 100 >= plies * 95,
+        "{} of {plies}",
+        right(&both)
+    );
+    assert_eq!(both["pages"].as_array().map(Vec::len), Some(2));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(html.matches("<figure class=\"page\">").count(), 2);
+    let _ = std::fs::remove_file(&report);
+}
