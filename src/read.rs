@@ -448,6 +448,13 @@ mod tests {
         game.moves.into_iter().map(|m| m.san).collect()
     }
 
+    /// `truth` with cell `at` reading `text` instead.
+    fn with_cell<'a>(truth: &[&'a str], at: usize, text: &'a str) -> Vec<&'a str> {
+        let mut cells = truth.to_vec();
+        cells[at] = text;
+        cells
+    }
+
     #[test]
     fn the_other_copy_decides_where_one_sheet_is_unreadable() {
         let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
@@ -455,16 +462,8 @@ mod tests {
         let read = |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)));
         let truth = ["e4", "e5", "Nf3", "d6", "h3", "Nf6", "Nc3", "Be7"];
         // The own sheet's fifth cell is blank (or unreadable); the copy misreads another.
-        let own: Vec<&str> = truth
-            .iter()
-            .enumerate()
-            .map(|(i, t)| if i == 4 { "" } else { *t })
-            .collect();
-        let copy: Vec<&str> = truth
-            .iter()
-            .enumerate()
-            .map(|(i, t)| if i == 2 { "Nf8" } else { *t })
-            .collect();
+        let own = with_cell(&truth, 4, "");
+        let copy = with_cell(&truth, 2, "Nf8");
         let alone: Vec<CellReading> = own.iter().map(|t| read(t)).collect();
         assert_ne!(
             decode_cells(&alone)[4],
@@ -522,11 +521,7 @@ mod tests {
             "Nxd4", "c5",
         ];
         // The own sheet's tenth cell is blank: the prior alone guesses the main line's 5...f6.
-        let own: Vec<&str> = truth
-            .iter()
-            .enumerate()
-            .map(|(i, t)| if i == 9 { "" } else { *t })
-            .collect();
+        let own = with_cell(&truth, 9, "");
         let alone: Vec<CellReading> = own.iter().map(|t| read(t)).collect();
         assert_ne!(
             decode_cells(&alone)[9],

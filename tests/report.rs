@@ -23,22 +23,13 @@ fn chromium(args: &[&str]) -> std::process::Output {
         .expect("chromium runs (scripts/setup installs it)")
 }
 
-#[test]
-fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
-    let report = temp_path("review.html");
-    let overlay = temp_path("overlay.png");
+/// Runs `scoresheet read ARGS --format json` in the crate's folder; the game as JSON.
+fn read_json(args: &[&str]) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_scoresheet"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "read",
-            "samples/sheets/00002-ru-chesscom-2x25.jpg",
-            "--format",
-            "json",
-            "--report",
-            report.to_str().unwrap(),
-            "--overlay",
-            overlay.to_str().unwrap(),
-        ])
+        .arg("read")
+        .args(args)
+        .args(["--format", "json"])
         .output()
         .unwrap();
     assert!(
@@ -46,7 +37,20 @@ fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let game: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
+    let report = temp_path("review.html");
+    let overlay = temp_path("overlay.png");
+    let game = read_json(&[
+        "samples/sheets/00002-ru-chesscom-2x25.jpg",
+        "--report",
+        report.to_str().unwrap(),
+        "--overlay",
+        overlay.to_str().unwrap(),
+    ]);
     let moves = game["moves"].as_array().unwrap().len();
     assert!(moves > 40, "{moves} moves");
 
@@ -145,20 +149,6 @@ fn a_copy_of_the_sheet_is_read_as_evidence_for_the_same_plies() {
     )
     .unwrap();
     let report = temp_path("copy.html");
-    let read = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_scoresheet"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["read", sheet, "--format", "json"])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-    };
     let right = |game: &serde_json::Value| {
         game["moves"]
             .as_array()
@@ -168,8 +158,8 @@ fn a_copy_of_the_sheet_is_read_as_evidence_for_the_same_plies() {
             .filter(|(m, t)| m["san"] == **t)
             .count()
     };
-    let alone = read(&[]);
-    let both = read(&["--copy", sheet, "--report", report.to_str().unwrap()]);
+    let alone = read_json(&[sheet]);
+    let both = read_json(&[sheet, "--copy", sheet, "--report", report.to_str().unwrap()]);
     // The copy agrees cell for cell: every ply keeps its cell on the own sheet (page 0).
     let moves = both["moves"].as_array().unwrap();
     assert_eq!(moves.len(), alone["moves"].as_array().unwrap().len());
