@@ -203,6 +203,25 @@ impl Alignment {
             moves: game.moves.len(),
         }
     }
+
+    /// The cell each ply up to `last_ply` was read from (index 0 unused).
+    fn cell_of_ply(&self, last_ply: usize) -> Vec<Option<usize>> {
+        let mut cells = vec![None; last_ply + 1];
+        for (cell, ply) in self.plies.iter().enumerate() {
+            if let Some(slot) = ply.and_then(|p| cells.get_mut(p)) {
+                slot.get_or_insert(cell);
+            }
+        }
+        cells
+    }
+}
+
+/// Where one entry of the fused evidence comes from: cells of the own sheet, of the copy, or
+/// both.
+enum Source {
+    Own(usize),
+    Copy(usize),
+    Both(usize, usize),
 }
 
 /// Both players' sheets as one evidence sequence in ply order: each sheet is decoded alone
@@ -225,69 +244,55 @@ fn fuse_copies(
     let own_plies = Alignment::of(&own_game, own.len());
     let copy_plies = Alignment::of(&copy_game, copy.len());
     let last_ply = own_plies.moves.max(copy_plies.moves);
-    let mut copy_at_ply: Vec<Option<usize>> = vec![None; last_ply + 1];
-    for (j, ply) in copy_plies.plies.iter().enumerate() {
-        if let Some(slot) = ply.and_then(|p| copy_at_ply.get_mut(p)) {
-            slot.get_or_insert(j);
-        }
-    }
-    let mut own_at_ply: Vec<Option<usize>> = vec![None; last_ply + 1];
-    for (i, ply) in own_plies.plies.iter().enumerate() {
-        if let Some(slot) = ply.and_then(|p| own_at_ply.get_mut(p)) {
-            slot.get_or_insert(i);
-        }
-    }
+    let (own_at_ply, copy_at_ply) = (
+        own_plies.cell_of_ply(last_ply),
+        copy_plies.cell_of_ply(last_ply),
+    );
 
-    let mut own: Vec<Option<CellReading>> = own.into_iter().map(Some).collect();
-    let mut copy: Vec<Option<CellReading>> = copy.into_iter().map(Some).collect();
-    let mut cells = Vec::with_capacity(own.len());
-    let mut evidence = Vec::with_capacity(own.len());
+    let mut order = Vec::with_capacity(own.len());
     let mut next_own = 0;
-    // Own cells up to `until` that no ply claimed go in as they are, in sheet order.
-    let flush_own = |until: usize,
-                     next_own: &mut usize,
-                     own: &mut [Option<CellReading>],
-                     cells: &mut Vec<GameCell>,
-                     evidence: &mut Vec<CellReading>| {
-        while *next_own < until.min(own.len()) {
-            if own_plies.plies[*next_own].is_none() {
-                if let Some(reading) = own[*next_own].take() {
-                    cells.push(own_cells[*next_own].clone());
-                    evidence.push(reading);
-                }
+    // Own cells before `until` that no ply claimed go in as they are, in sheet order.
+    let mut unclaimed_before = |until: usize, order: &mut Vec<Source>| {
+        while next_own < until {
+            if own_plies.plies[next_own].is_none() {
+                order.push(Source::Own(next_own));
             }
-            *next_own += 1;
+            next_own += 1;
         }
     };
     for ply in 1..=last_ply {
-        let own_reading = own_at_ply[ply].and_then(|i| own[i].take().map(|r| (i, r)));
-        let copy_reading = copy_at_ply[ply].and_then(|j| copy[j].take().map(|r| (j, r)));
-        match (own_reading, copy_reading) {
-            (Some((i, mine)), Some((_, theirs))) => {
-                flush_own(i, &mut next_own, &mut own, &mut cells, &mut evidence);
-                cells.push(own_cells[i].clone());
-                evidence.push(CellReading::BothCopies(Box::new(mine), Box::new(theirs)));
+        match (own_at_ply[ply], copy_at_ply[ply]) {
+            (Some(i), Some(j)) => {
+                unclaimed_before(i, &mut order);
+                order.push(Source::Both(i, j));
             }
-            (Some((i, mine)), None) => {
-                flush_own(i, &mut next_own, &mut own, &mut cells, &mut evidence);
-                cells.push(own_cells[i].clone());
-                evidence.push(mine);
+            (Some(i), None) => {
+                unclaimed_before(i, &mut order);
+                order.push(Source::Own(i));
             }
-            (None, Some((j, theirs))) => {
-                cells.push(copy_cells[j].clone());
-                evidence.push(theirs);
-            }
+            (None, Some(j)) => order.push(Source::Copy(j)),
             (None, None) => {}
         }
     }
-    flush_own(
-        own.len(),
-        &mut next_own,
-        &mut own,
-        &mut cells,
-        &mut evidence,
-    );
-    (cells, evidence)
+    unclaimed_before(own.len(), &mut order);
+
+    // Every cell index appears in `order` at most once.
+    let mut own: Vec<Option<CellReading>> = own.into_iter().map(Some).collect();
+    let mut copy: Vec<Option<CellReading>> = copy.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|source| match source {
+            Source::Own(i) => Some((own_cells[i].clone(), own[i].take()?)),
+            Source::Copy(j) => Some((copy_cells[j].clone(), copy[j].take()?)),
+            Source::Both(i, j) => {
+                let (mine, theirs) = (own[i].take()?, copy[j].take()?);
+                Some((
+                    own_cells[i].clone(),
+                    CellReading::BothCopies(Box::new(mine), Box::new(theirs)),
+                ))
+            }
+        })
+        .unzip()
 }
 
 /// The cells of one sheet's pages in game order, with their evidence; `first_page` numbers

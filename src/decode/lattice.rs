@@ -404,6 +404,21 @@ pub(crate) fn rescue<E: CellEvidence>(
     run_search(cells, start, lang, config, None, None, &widened)
 }
 
+/// `first`, or the lattice of a second search around the cells where its best path struggled
+/// ([`rescue`]) when that finds a likelier game: the lattice the decoder reads its game from.
+pub(crate) fn rescued<E: CellEvidence>(
+    first: Lattice,
+    cells: &[E],
+    start: &Chess,
+    lang: &Language,
+    config: &DecoderConfig,
+) -> Lattice {
+    match rescue(&first, cells, start, lang, config) {
+        Some(second) if second.best_score() > first.best_score() => second,
+        _ => first,
+    }
+}
+
 /// The search itself. `widened[c]`: the layer after cell `c` is searched as [`rescue`] says.
 fn run_search<E: CellEvidence>(
     cells: &[E],
@@ -668,15 +683,13 @@ impl<E: CellEvidence> Search<'_, E> {
             for first in kids {
                 // Fits and priors are at most 0: a chain that cannot make the layer with
                 // perfect fits is not played out.
-                if !self
-                    .pending
-                    .may_enter(cell + 1, base + slips.skipped_move + first.log_prior)
-                {
+                let chain = slips.skipped_move + first.log_prior;
+                if !self.pending.may_enter(cell + 1, base + chain) {
                     continue;
                 }
                 let first_pos = after(&node.pos, first.m);
                 for kid in self.children(&first_pos, Some(first.m.to()), node.ply + 1) {
-                    let rest = slips.skipped_move + first.log_prior + kid.log_prior;
+                    let rest = chain + kid.log_prior;
                     let steps = [skipped(first.m), written(kid.m, cell, StepKind::Written)];
                     self.offer_move(
                         cell + 1,
@@ -711,8 +724,7 @@ impl<E: CellEvidence> Search<'_, E> {
                     }
                     let second_pos = after(&first_pos, second.m);
                     for kid in self.children(&second_pos, Some(second.m.to()), node.ply + 2) {
-                        let rest =
-                            slips.skipped_row + first.log_prior + second.log_prior + kid.log_prior;
+                        let rest = chain + kid.log_prior;
                         let steps = [
                             skipped(first.m),
                             skipped(second.m),
@@ -747,7 +759,7 @@ impl<E: CellEvidence> Search<'_, E> {
                 continue;
             }
             for kid in self.children(&first_pos, Some(first.m.to()), node.ply + 1) {
-                let rest = slips.swapped_cells + first.log_prior + first_fit + kid.log_prior;
+                let rest = chain + kid.log_prior;
                 let steps = [
                     Step {
                         fit: first_fit,
@@ -1180,11 +1192,7 @@ pub(crate) fn search_loss<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Option<SearchLoss> {
     let first = run_search(cells, start, lang, config, None, None, &[])?;
-    // The lattice the decoder would keep: the rescue's when it found a likelier game.
-    let searched = match rescue(&first, cells, start, lang, config) {
-        Some(second) if second.best_score() > first.best_score() => second,
-        _ => first,
-    };
+    let searched = rescued(first, cells, start, lang, config);
     let forced = forced_search(cells, start, lang, moves, config)?;
     for cell in 1..=cells.len() {
         let layer: Vec<&Node> = searched

@@ -295,24 +295,8 @@ pub fn decode<E: CellEvidence>(
     };
     let lattice = lattice::search(cells, &start.position, lang, config, None)
         .expect("a search without a rival runs to the end");
-    let lattice = rescued(lattice, cells, start, lang, config);
+    let lattice = lattice::rescued(lattice, cells, &start.position, lang, config);
     game_from_lattice(&lattice, cells, start, lang, config)
-}
-
-/// `first`, or the lattice of a second search around the cells where its best path struggled
-/// ([`lattice::rescue`]) when that finds a better game.
-fn rescued<E: CellEvidence>(
-    first: Lattice,
-    cells: &[E],
-    start: &StartPosition,
-    lang: &Language,
-    config: &DecoderConfig,
-) -> Lattice {
-    let second = lattice::rescue(&first, cells, &start.position, lang, config);
-    match second {
-        Some(second) if second.best_score() > first.best_score() => second,
-        _ => first,
-    }
 }
 
 /// Sharpens `base` to the habits a sheet's cells show: a writer keeps to one capture mark, one
@@ -404,7 +388,7 @@ fn decode_any_language<E: CellEvidence>(
         }
     }
     let (lattice, lang, _) = best.expect("the first language is decoded to the end");
-    let lattice = rescued(lattice, cells, start, lang, config);
+    let lattice = lattice::rescued(lattice, cells, &start.position, lang, config);
     game_from_lattice(&lattice, cells, start, lang, config)
 }
 

@@ -82,16 +82,13 @@ impl CtcCell {
         read + typed.log_likelihood(body, mark, needed - read)
     }
 
-    /// The CTC likelihood of `body` + `mark`, scaled; a value at or below `needed` is only
-    /// an upper bound.
-    fn ctc_log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
-        let mut chars = Vec::with_capacity(body.len() + mark.len());
-        chars.extend_from_slice(body);
-        chars.extend(mark.chars());
+    /// The CTC likelihood of `text` (a written form with its check mark), scaled; a value at
+    /// or below `needed` is only an upper bound.
+    fn ctc_log_likelihood(&self, text: &[char], needed: f32) -> f32 {
         self.scale
             * self
                 .posteriors
-                .log_likelihood_above(&chars, needed / self.scale)
+                .log_likelihood_above(text, needed / self.scale)
     }
 }
 
@@ -111,9 +108,7 @@ impl CellEvidence for CtcCell {
             }
         }
         let slip = self.slip_log_likelihood(body, mark, needed);
-        let value = self
-            .ctc_log_likelihood(body, mark, needed.max(slip))
-            .max(slip);
+        let value = self.ctc_log_likelihood(&key, needed.max(slip)).max(slip);
         if let Ok(mut scored) = self.scored.lock() {
             scored.insert(key, (value, needed));
         }
@@ -218,7 +213,7 @@ pub(crate) mod tests {
         // Bg5 written as "Bf5": the reader saw no g, so CTC alone all but rules it out; as a
         // one-square slip it stays a candidate the rest of the game can choose.
         let meant = chars_of("Bg5");
-        let read_as_written = cell.ctc_log_likelihood(&meant, "", lowest);
+        let read_as_written = cell.ctc_log_likelihood(&meant, lowest);
         let as_slip = cell.slip_log_likelihood(&meant, "", lowest);
         assert!(
             as_slip > read_as_written + 3.0,
@@ -228,10 +223,7 @@ pub(crate) mod tests {
 
         // What was clearly written is still far likelier than any slip for it.
         let written = cell.log_likelihood(&chars_of("Bf5"), "", lowest);
-        assert_eq!(
-            written,
-            cell.ctc_log_likelihood(&chars_of("Bf5"), "", lowest)
-        );
+        assert_eq!(written, cell.ctc_log_likelihood(&chars_of("Bf5"), lowest));
         assert!(written > as_slip + 3.0, "{written} vs {as_slip}");
 
         // A blank cell has no slip to offer.
