@@ -17,6 +17,7 @@ use scoresheet::notation::Language;
 use scoresheet::start::StartPosition;
 use scoresheet::synth::camera::Capture;
 use scoresheet::synth::cells::{render_cells, CellOptions};
+use scoresheet::synth::glyphs::Part;
 use scoresheet::synth::layout::Layout;
 use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
 use scoresheet::synth::Rng;
@@ -247,4 +248,18 @@ fn bad_arguments_are_refused_with_the_cause() {
     let out = synth(&out_dir, &["--count", "1", "--layout", "/nonexistent.json"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.json"));
+}
+
+#[test]
+fn every_part_of_the_material_draws_every_piece_letter() {
+    let moves: String = scoresheet::notation::LANGUAGES
+        .iter()
+        .flat_map(|lang| lang.letters.iter().flat_map(|variants| variants.iter()))
+        .flat_map(|letter| letter.chars())
+        .chain("abcdefgh12345678x:-+#=()0O".chars())
+        .collect();
+    for part in [Part::Training, Part::Validation] {
+        let scripts = scripts().clone().part(part);
+        assert_eq!(scripts.undrawable(&moves), Vec::<char>::new(), "{part:?}");
+    }
 }

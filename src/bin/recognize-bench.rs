@@ -42,7 +42,8 @@ struct Args {
     /// Skip the real-dev scans.
     #[arg(long)]
     no_real: bool,
-    /// Print every real cell read wrongly, and every real sheet's decoding ply by ply.
+    /// Print every real cell read wrongly, and the decoding (ply by ply, with the true game's
+    /// score) of every real sheet and of every generated sheet read with an error.
     #[arg(long)]
     show_errors: bool,
     /// Folders of generated sheets (`scoresheet-synth --out DIR`) to read end to end.
@@ -99,7 +100,13 @@ fn run(args: &Args) -> Result<(), String> {
         ..ReadOptions::default()
     };
     for folder in &args.sheets {
-        generated_sheets(&reader, folder, args.sheet_limit, &options)?;
+        generated_sheets(
+            &reader,
+            folder,
+            args.sheet_limit,
+            args.show_errors,
+            &options,
+        )?;
     }
     if !args.no_real {
         let dir = args
@@ -408,7 +415,8 @@ fn decode_real(
         seconds.push(started.elapsed().as_secs_f64());
         let on_page = read.cells.len().min(truth.len());
         if show_plies {
-            print_decoding(&read, &truth[..on_page], options);
+            let english = Language::by_code("en").ok_or("no English")?;
+            print_decoding(&read, &truth[..on_page], english, options);
         }
         let (mut game_right, mut game_flagged) = (0, 0);
         for (ply, (position, played, _)) in truth.iter().take(on_page).enumerate() {
@@ -444,14 +452,19 @@ fn decode_real(
 
 /// Each ply's true move beside the decoded one, and the decoded game's score beside the best
 /// the decoder's model can give the true game (its moves as far as the page holds them, in
-/// English): a decoded game scoring below the truth is a search error, above it a model error.
-fn print_decoding(read: &GameRead, truth: &[(Chess, Move, String)], options: &ReadOptions) {
+/// language it was written in): a decoded game scoring below the truth is a search error,
+/// above it a model error.
+fn print_decoding(
+    read: &GameRead,
+    truth: &[(Chess, Move, String)],
+    language: &'static Language,
+    options: &ReadOptions,
+) {
     let moves: Vec<Move> = truth.iter().map(|(_, m, _)| *m).collect();
-    let english = Language::by_code("en").expect("English is a language");
     let truth_score = line_score(
         &read.evidence,
         &options.start,
-        english,
+        language,
         &moves,
         &options.decoder,
     );
@@ -464,11 +477,14 @@ fn print_decoding(read: &GameRead, truth: &[(Chess, Move, String)], options: &Re
     if let Some(loss) = search_loss(
         &read.evidence,
         &options.start,
-        english,
+        language,
         &moves,
         &options.decoder,
     ) {
-        println!("    the search (in English) lost the true game: {loss:?}");
+        println!(
+            "    the search (in {}) lost the true game: {loss:?}",
+            language.code
+        );
     }
     for (ply, (_, _, san)) in truth.iter().enumerate() {
         let decoded = read.game.moves.get(ply);
@@ -498,6 +514,7 @@ fn generated_sheets(
     reader: &Reader,
     folder: &Path,
     limit: usize,
+    show_errors: bool,
     options: &ReadOptions,
 ) -> Result<(), String> {
     let mut truths: Vec<PathBuf> = std::fs::read_dir(folder)
@@ -531,6 +548,7 @@ fn generated_sheets(
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let mut position = start.position.clone();
         let mut played = Vec::new();
+        let mut true_game = Vec::new();
         for san in truth["moves_san"].as_array().into_iter().flatten() {
             let m = san
                 .as_str()
@@ -540,6 +558,7 @@ fn generated_sheets(
                 .and_then(|s| s.to_move(&position).ok())
                 .ok_or(format!("{}: bad move {san}", path.display()))?;
             played.push(m.to_uci(start.castling_mode).to_string());
+            true_game.push((position.clone(), m, san.as_str().unwrap_or("").to_string()));
             position.play_unchecked(m);
         }
         let image = folder.join(truth["image"].as_str().unwrap_or(""));
@@ -563,6 +582,17 @@ fn generated_sheets(
                 .count(),
             Err(_) => 0,
         };
+        if let (true, Ok(read)) = (show_errors && right < played.len(), &read) {
+            let code = truth["language"].as_str().unwrap_or("en");
+            let language = Language::by_code(code).ok_or(format!("no language {code}"))?;
+            println!("  {}", image.display());
+            let on_page = read.cells.len().min(true_game.len());
+            let options = ReadOptions {
+                start: start.clone(),
+                ..options.clone()
+            };
+            print_decoding(read, &true_game[..on_page], language, &options);
+        }
         let flagged = read.as_ref().map_or(played.len(), |r| {
             r.game.moves.iter().filter(|m| m.flagged).count()
         });

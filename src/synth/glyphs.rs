@@ -142,7 +142,7 @@ const ALL_SETS: [&str; 4] = ["latin", "symbols", "cyrillic", "armenian"];
 const SHAREABLE_SETS: [&str; 3] = ["latin", "symbols", "armenian"];
 
 /// Real handwritten characters, by the character they show.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct GlyphBank {
     by_char: HashMap<char, Vec<InkMask>>,
 }

@@ -54,7 +54,7 @@ struct FontGlyph {
 }
 
 /// One handwriting font with the characters of every notation pre-rasterized.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct HandFont {
     pub name: String,
     glyphs: HashMap<char, FontGlyph>,
@@ -110,6 +110,7 @@ impl HandFont {
 }
 
 /// Everything handwriting is made of: real glyphs, handwriting fonts, and the printed face.
+#[derive(Clone)]
 pub struct Scripts {
     pub bank: GlyphBank,
     pub fonts: Vec<HandFont>,
@@ -172,6 +173,32 @@ impl Scripts {
 }
 
 impl Scripts {
+    /// The characters of `text` that neither a glyph sample nor a handwriting font can draw:
+    /// a writer would leave them out.
+    pub fn undrawable(&self, text: &str) -> Vec<char> {
+        let drawable = |c: char| {
+            !self.bank.samples(c).is_empty() || self.fonts.iter().any(|f| f.glyphs.contains_key(&c))
+        };
+        let mut missing: Vec<char> = text
+            .chars()
+            .filter(|&c| c != ' ')
+            .filter(|&c| {
+                let drawable = |part: char| {
+                    drawable(part)
+                        || decomposed(part)
+                            .is_some_and(|(base, mark)| drawable(base) && drawable(mark.drawn_as()))
+                };
+                match built_from_strokes(c) {
+                    Some(parts) => !parts.iter().all(|&(part, _)| drawable(part)),
+                    None => !drawable(c),
+                }
+            })
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        missing
+    }
+
     /// Keeps the glyph samples and handwriting fonts of one [`Part`] (see
     /// [`VALIDATION_FONT_FAMILIES`] and [`GlyphBank::part`]).
     pub fn part(self, part: Part) -> Scripts {
@@ -341,6 +368,16 @@ fn choose<'a>(scripts: &'a Scripts, hand: &Hand, c: char, rng: &mut Rng) -> Opti
     }
 }
 
+/// The parts of a character players build from strokes, each with its lift (in capital
+/// heights): a colon is two dots, `=` two dashes.
+fn built_from_strokes(c: char) -> Option<&'static [(char, f32)]> {
+    match c {
+        ':' => Some(&[('·', 0.22), ('·', -0.22)]),
+        '=' => Some(&[('-', 0.12), ('-', -0.12)]),
+        _ => None,
+    }
+}
+
 /// One character's place on the page, ready to draw.
 struct Placed<'a> {
     mask: &'a InkMask,
@@ -365,65 +402,188 @@ fn lay_out<'a>(
             pen += cap * 0.45;
             continue;
         }
-        // Characters players build from strokes: a colon is two dots, `=` two dashes.
-        let parts: &[(char, f32)] = match c {
-            ':' => &[('·', 0.22), ('·', -0.22)],
-            '=' => &[('-', 0.12), ('-', -0.12)],
-            _ => &[(c, 0.0)],
-        };
+        let single = [(c, 0.0)];
+        let parts = built_from_strokes(c).unwrap_or(&single);
         let mut widest = 0.0f32;
         let size = 1.0 + hand.jitter * (rng.unit() as f32 * 2.0 - 1.0);
         drift += hand.jitter * cap * (rng.unit() as f32 * 2.0 - 1.0) * 0.5;
         drift = drift.clamp(-0.25 * cap, 0.25 * cap);
         for &(part, lift) in parts {
-            let Some(shape) = choose(scripts, hand, part, rng) else {
-                continue;
+            let pen_at = Pen {
+                x: pen,
+                drift,
+                cap,
+                size,
             };
-            let mask = shape.mask;
-            let p = shape.placement;
-            let (mw, mh) = (mask.width as f32, mask.height as f32);
-            let (scale, top) = match p.width {
-                Some(width) => {
-                    let scale = width * cap * size / mw;
-                    let centre = (p.top + p.bottom) / 2.0 + lift;
-                    (scale, centre * cap + mh * scale / 2.0)
+            if let Some(shape) = choose(scripts, hand, part, rng) {
+                let (letter, width) = place(hand, &shape, pen_at, lift, Flip::None, rng);
+                placed.push(letter);
+                widest = widest.max(width);
+            } else if let Some((base, mark)) = decomposed(part) {
+                // A hand with no shape for the accented letter writes the base letter and
+                // adds the mark: the letter is never silently left out.
+                let Some(shape) = choose(scripts, hand, base, rng) else {
+                    continue;
+                };
+                let (letter, width) = place(hand, &shape, pen_at, lift, Flip::None, rng);
+                placed.push(letter);
+                widest = widest.max(width);
+                if let Some(mut stroke) = choose(scripts, hand, mark.drawn_as(), rng) {
+                    stroke.placement = mark.placement();
+                    let mark_width = mark.placement().width.unwrap_or(0.0) * cap * size;
+                    stroke.left = (shape.left * cap + (width - mark_width) / 2.0) / cap;
+                    let (mark, _) = place(hand, &stroke, pen_at, lift, mark.flip(), rng);
+                    placed.push(mark);
                 }
-                None => (
-                    (p.top - p.bottom) * cap * size / mh,
-                    (p.top + lift) * cap * size,
-                ),
-            };
-            let rotation = hand.jitter * (rng.unit() as f32 * 2.0 - 1.0) * 0.8;
-            let (sin, cos) = rotation.sin_cos();
-            let x0 = pen + shape.left * cap;
-            let y0 = -top + drift;
-            // Mask pixel (u, v) -> rotated and scaled, then sheared about the baseline.
-            let (a, b, d, e) = (scale * cos, -scale * sin, scale * sin, scale * cos);
-            let shear = hand.slant;
-            let to_page = Affine {
-                m: [a - shear * d, b - shear * e, x0 - shear * y0, d, e, y0],
-            };
-            let wobble = Wobble {
-                amplitude: hand.wobble * (mh / 40.0).max(0.5),
-                frequency: [
-                    0.08 + rng.unit() as f32 * 0.12,
-                    0.08 + rng.unit() as f32 * 0.12,
-                ],
-                phase: [
-                    rng.unit() as f32 * std::f32::consts::TAU,
-                    rng.unit() as f32 * std::f32::consts::TAU,
-                ],
-            };
-            placed.push(Placed {
-                mask,
-                to_page,
-                wobble,
-            });
-            widest = widest.max(mw * scale + shape.left.max(0.0) * cap);
+            }
         }
         pen += widest + hand.spacing * cap;
     }
     (placed, (pen - hand.spacing * cap).max(0.0))
+}
+
+/// Where the pen is when a character is drawn: its advance along the baseline, the line's
+/// drift, the capital height and the letter's size (all in pixels but the size, a factor).
+#[derive(Clone, Copy)]
+struct Pen {
+    x: f32,
+    drift: f32,
+    cap: f32,
+    size: f32,
+}
+
+/// How a shape is mirrored when it is drawn: a caron drawn upside down is a circumflex.
+#[derive(Clone, Copy, PartialEq)]
+enum Flip {
+    None,
+    Vertical,
+    Horizontal,
+}
+
+/// Places `shape` at the pen, `lift` capital heights up; returns it and its width in pixels.
+fn place<'a>(
+    hand: &Hand,
+    shape: &Shape<'a>,
+    pen: Pen,
+    lift: f32,
+    flip: Flip,
+    rng: &mut Rng,
+) -> (Placed<'a>, f32) {
+    let Pen { cap, size, .. } = pen;
+    let mask = shape.mask;
+    let p = shape.placement;
+    let (mw, mh) = (mask.width as f32, mask.height as f32);
+    let (scale, top) = match p.width {
+        Some(width) => {
+            let scale = width * cap * size / mw;
+            let centre = (p.top + p.bottom) / 2.0 + lift;
+            (scale, centre * cap + mh * scale / 2.0)
+        }
+        None => (
+            (p.top - p.bottom) * cap * size / mh,
+            (p.top + lift) * cap * size,
+        ),
+    };
+    let rotation = hand.jitter * (rng.unit() as f32 * 2.0 - 1.0) * 0.8;
+    let (sin, cos) = rotation.sin_cos();
+    let mut x0 = pen.x + shape.left * cap;
+    let mut y0 = -top + pen.drift;
+    // Mask pixel (u, v) -> rotated and scaled (mirrored: u -> width - u or v -> height - v),
+    // then sheared about the baseline.
+    let (mut a, mut b, mut d, mut e) = (scale * cos, -scale * sin, scale * sin, scale * cos);
+    match flip {
+        Flip::None => {}
+        Flip::Vertical => {
+            (x0, y0) = (x0 + b * mh, y0 + e * mh);
+            (b, e) = (-b, -e);
+        }
+        Flip::Horizontal => {
+            (x0, y0) = (x0 + a * mw, y0 + d * mw);
+            (a, d) = (-a, -d);
+        }
+    }
+    let shear = hand.slant;
+    let to_page = Affine {
+        m: [a - shear * d, b - shear * e, x0 - shear * y0, d, e, y0],
+    };
+    let wobble = Wobble {
+        amplitude: hand.wobble * (mh / 40.0).max(0.5),
+        frequency: [
+            0.08 + rng.unit() as f32 * 0.12,
+            0.08 + rng.unit() as f32 * 0.12,
+        ],
+        phase: [
+            rng.unit() as f32 * std::f32::consts::TAU,
+            rng.unit() as f32 * std::f32::consts::TAU,
+        ],
+    };
+    let placed = Placed {
+        mask,
+        to_page,
+        wobble,
+    };
+    (placed, mw * scale + shape.left.max(0.0) * cap)
+}
+
+/// The marks of the accented piece letters (Esperanto Ĉ, Lithuanian Ž, Turkish Ş).
+#[derive(Clone, Copy)]
+enum Diacritic {
+    Caron,
+    Circumflex,
+    Cedilla,
+}
+
+impl Diacritic {
+    /// The handwritten character the mark is drawn from, shrunk and placed by [`Self::placement`].
+    fn drawn_as(self) -> char {
+        match self {
+            Diacritic::Caron | Diacritic::Circumflex => 'v',
+            Diacritic::Cedilla => 'c',
+        }
+    }
+
+    fn flip(self) -> Flip {
+        match self {
+            Diacritic::Caron => Flip::None,
+            Diacritic::Circumflex => Flip::Vertical,
+            Diacritic::Cedilla => Flip::Horizontal,
+        }
+    }
+
+    /// Above the capital for a caron or circumflex, under the baseline for a cedilla.
+    fn placement(self) -> Placement {
+        match self {
+            Diacritic::Caron | Diacritic::Circumflex => Placement {
+                top: 1.42,
+                bottom: 1.1,
+                width: Some(0.42),
+            },
+            Diacritic::Cedilla => Placement {
+                top: -0.02,
+                bottom: -0.3,
+                width: Some(0.22),
+            },
+        }
+    }
+}
+
+/// An accented letter as its base letter and mark.
+fn decomposed(c: char) -> Option<(char, Diacritic)> {
+    Some(match c {
+        'Ž' => ('Z', Diacritic::Caron),
+        'ž' => ('z', Diacritic::Caron),
+        'Č' => ('C', Diacritic::Caron),
+        'č' => ('c', Diacritic::Caron),
+        'Š' => ('S', Diacritic::Caron),
+        'š' => ('s', Diacritic::Caron),
+        'Ĉ' => ('C', Diacritic::Circumflex),
+        'ĉ' => ('c', Diacritic::Circumflex),
+        'Ş' => ('S', Diacritic::Cedilla),
+        'ş' => ('s', Diacritic::Cedilla),
+        'Ç' => ('C', Diacritic::Cedilla),
+        'ç' => ('c', Diacritic::Cedilla),
+        _ => return None,
+    })
 }
 
 /// Where text goes: the cell, and how the writer fits text into it.
