@@ -21,13 +21,20 @@ use crate::report::PgnTags;
 /// Image files a folder of scans may hold, by extension.
 const IMAGE_EXTENSIONS: &[&str] = &["jpg", "jpeg", "png", "tif", "tiff", "webp", "bmp"];
 
-/// One game to read: its pages in order, and the name its results go under.
+/// One game to read: its pages in order, the other player's copy if the archive holds it,
+/// and the name its results go under.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchGame {
     /// `OUT/<id>.json`: the first page's file stem.
     pub id: String,
     pub pages: Vec<PathBuf>,
+    /// The pages of the other player's scoresheet of the same game (`read --copy`); empty
+    /// when there is none.
+    pub copy: Vec<PathBuf>,
 }
+
+/// The manifest field between a game's own pages and its copy's.
+pub const COPY_SEPARATOR: &str = "|";
 
 /// A batch that cannot start: what and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,7 +89,8 @@ fn stem(path: &Path) -> String {
 
 /// The games of `input`: every image of a folder (one page each, sorted by name), or a
 /// manifest, a text file with one game per line whose pages are separated by TABs (paths
-/// relative to the manifest's folder; blank lines and lines starting with `#` are skipped).
+/// relative to the manifest's folder; blank lines and lines starting with `#` are skipped),
+/// optionally followed by a `|` field and the pages of the other player's copy of the game.
 /// Two games that would write the same result file are refused.
 pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
     let name = input.display();
@@ -99,6 +107,7 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
         games.extend(images.into_iter().map(|page| BatchGame {
             id: stem(&page),
             pages: vec![page],
+            copy: Vec::new(),
         }));
     } else {
         let text = std::fs::read_to_string(input)
@@ -109,18 +118,34 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
             if line.trim().is_empty() || line.trim_start().starts_with('#') {
                 continue;
             }
-            let pages: Vec<PathBuf> = line
+            let at = |cause: &str| BatchError(format!("{name}:{}: {cause}", number + 1));
+            let fields: Vec<&str> = line
                 .split('\t')
                 .map(str::trim)
                 .filter(|p| !p.is_empty())
+                .collect();
+            let mut parts = fields.split(|field| *field == COPY_SEPARATOR);
+            let pages: Vec<PathBuf> = parts
+                .next()
+                .unwrap_or_default()
+                .iter()
                 .map(|p| base.join(p))
                 .collect();
+            let copy: Vec<PathBuf> = match parts.next() {
+                None => Vec::new(),
+                Some([]) => return Err(at("no copy pages after `|`")),
+                Some(copy) => copy.iter().map(|p| base.join(p)).collect(),
+            };
+            if parts.next().is_some() {
+                return Err(at("more than one `|`: a game has one copy"));
+            }
             let Some(first) = pages.first() else {
-                return Err(BatchError(format!("{name}:{}: no page", number + 1)));
+                return Err(at("no page"));
             };
             games.push(BatchGame {
                 id: stem(first),
                 pages,
+                copy,
             });
         }
     }
@@ -313,15 +338,17 @@ pub fn run(
     Ok(summary)
 }
 
-/// One game's JSON, with the Event tag naming its first page so the database can be traced
-/// back to the archive.
+/// One game's JSON (its copy read as evidence for the same plies), with the Event tag naming
+/// its first page so the database can be traced back to the archive.
 fn read_one(game: &BatchGame, reader: &Reader, options: &ReadOptions) -> Result<String, String> {
-    let sheets = game
-        .pages
-        .iter()
-        .map(|path| Sheet::open(path).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let read = read_game(&sheets, &[], reader, options).map_err(|e| e.to_string())?;
+    let open = |pages: &[PathBuf]| {
+        pages
+            .iter()
+            .map(|path| Sheet::open(path).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let (sheets, copy) = (open(&game.pages)?, open(&game.copy)?);
+    let read = read_game(&sheets, &copy, reader, options).map_err(|e| e.to_string())?;
     let tags = PgnTags {
         event: Some(game.id.clone()),
         ..PgnTags::default()
@@ -349,7 +376,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("scoresheet-plan-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let manifest = dir.join("games.tsv");
-        std::fs::write(&manifest, "# round 1\nr1/a.jpg\tr1/a-2.jpg\n\nr1/b.png\n").unwrap();
+        std::fs::write(
+            &manifest,
+            "# round 1\nr1/a.jpg\tr1/a-2.jpg\n\nr1/b.png\t|\tr1/b-black.png\n",
+        )
+        .unwrap();
         let games = plan(&manifest).unwrap();
         assert_eq!(games.len(), 2);
         assert_eq!(games[0].id, "a");
@@ -357,6 +388,22 @@ mod tests {
             games[0].pages,
             [dir.join("r1/a.jpg"), dir.join("r1/a-2.jpg")]
         );
+        assert!(games[0].copy.is_empty());
+        assert_eq!(games[1].id, "b");
+        assert_eq!(games[1].pages, [dir.join("r1/b.png")]);
+        assert_eq!(games[1].copy, [dir.join("r1/b-black.png")]);
+        for (line, cause) in [
+            ("r1/c.jpg\t|\n", "no copy pages"),
+            ("r1/c.jpg\t|\tx.jpg\t|\ty.jpg\n", "more than one"),
+            ("|\tr1/c.jpg\n", "no page"),
+        ] {
+            std::fs::write(&manifest, line).unwrap();
+            let err = plan(&manifest).unwrap_err().to_string();
+            assert!(
+                err.contains(":1: ") && err.contains(cause),
+                "{line:?}: {err}"
+            );
+        }
         std::fs::write(&manifest, "r1/a.jpg\nr2/a.jpg\n").unwrap();
         let err = plan(&manifest).unwrap_err().to_string();
         assert!(err.contains("a.json"), "{err}");

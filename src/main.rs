@@ -58,7 +58,8 @@ enum Command {
     /// Read many games into one folder, in parallel and restartably (archive ingestion).
     ///
     /// INPUT is a folder of images (one page per game) or a manifest: one game per line,
-    /// its pages separated by TABs, paths relative to the manifest. Writes OUT/<stem>.json
+    /// its pages separated by TABs, paths relative to the manifest, then optionally a `|`
+    /// field and the pages of the other player's copy (as `read --copy`). Writes OUT/<stem>.json
     /// per game, OUT/games.pgn with every finished game and OUT/_summary.json (games, moves,
     /// flagged moves, failures with causes). Results are written atomically; a rerun skips
     /// finished games; one bad file never stops the others.

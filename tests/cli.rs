@@ -390,3 +390,53 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_manifest_pairs_a_game_with_the_other_players_copy() {
+    let dir = std::env::temp_dir().join(format!("scoresheet-copies-{}", std::process::id()));
+    let out = dir.join("out");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sheets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
+    std::fs::write(dir.join("torn.jpg"), b"\xff\xd8\xff\xe0 not really a JPEG").unwrap();
+    std::fs::copy(
+        sheets.join("00005-uk-chesscom-2x25.jpg"),
+        dir.join("white.jpg"),
+    )
+    .unwrap();
+    std::fs::copy(
+        sheets.join("00005-uk-chesscom-2x25.jpg"),
+        dir.join("black.jpg"),
+    )
+    .unwrap();
+    std::fs::copy(sheets.join("00001-de-single-40.jpg"), dir.join("other.jpg")).unwrap();
+    let manifest = dir.join("round.tsv");
+    std::fs::write(
+        &manifest,
+        "white.jpg\t|\tblack.jpg\nother.jpg\t|\ttorn.jpg\n",
+    )
+    .unwrap();
+    let run = scoresheet(&[
+        "batch",
+        manifest.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1), "the torn copy is a failure");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("_summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["finished"], 1);
+    let cause = summary["failures"][0]["error"].as_str().unwrap();
+    assert!(cause.contains("torn.jpg"), "{cause}");
+    let game: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("white.json")).unwrap()).unwrap();
+    let pages: Vec<&str> = game["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(pages.len(), 2, "{pages:?}");
+    assert!(pages[1].ends_with("black.jpg"), "{pages:?}");
+    assert!(game["moves"].as_array().unwrap().len() > 40);
+    let _ = std::fs::remove_dir_all(dir);
+}
