@@ -107,6 +107,23 @@ impl CellEvidence for CellReading {
         }
     }
 
+    fn copies(&self) -> Option<(&dyn CellEvidence, &dyn CellEvidence)> {
+        match self {
+            CellReading::BothCopies(own, copy) => Some((own.as_ref(), copy.as_ref())),
+            _ => None,
+        }
+    }
+
+    fn readings(&self) -> usize {
+        match self {
+            CellReading::BothCopies(own, copy) => match (own.is_illegible(), copy.is_illegible()) {
+                (false, true) | (true, false) => 1,
+                _ => own.readings() + copy.readings(),
+            },
+            _ => 1,
+        }
+    }
+
     fn is_illegible(&self) -> bool {
         match self {
             CellReading::Read(c) => c.is_illegible(),
@@ -574,5 +591,41 @@ mod tests {
         assert!(cells.iter().all(|c| c.page == 0));
         assert_eq!(evidence[9].text(), "Qd6");
         assert!(matches!(evidence[9], CellReading::BothCopies(..)));
+    }
+
+    #[test]
+    fn each_copy_is_read_in_its_own_writers_habits() {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        let read = |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)));
+        let truth = [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "Qd6", "d4", "exd4",
+            "Nxd4", "c5",
+        ];
+        // One player writes short algebraic, the other long.
+        let long = [
+            "e2-e4", "e7-e5", "Ng1-f3", "Nb8-c6", "Bf1-b5", "a7-a6", "Bb5xc6", "d7xc6", "O-O",
+            "Qd8-d6", "d2-d4", "e5xd4", "Nf3xd4", "c6-c5",
+        ];
+        let fused: Vec<CellReading> = truth
+            .iter()
+            .zip(&long)
+            .map(|(own, copy)| CellReading::BothCopies(Box::new(read(own)), Box::new(read(copy))))
+            .collect();
+        let game = decode(
+            &fused,
+            &StartPosition::standard(),
+            LanguageChoice::Auto,
+            &DecoderConfig::default(),
+        );
+        let sans: Vec<&str> = game.moves.iter().map(|m| m.san.as_str()).collect();
+        assert_eq!(sans, truth);
+        let doubted: Vec<&str> = game
+            .moves
+            .iter()
+            .filter(|m| m.flagged)
+            .map(|m| m.san.as_str())
+            .collect();
+        assert!(doubted.is_empty(), "both copies agree, yet {doubted:?}");
     }
 }

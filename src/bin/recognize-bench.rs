@@ -450,6 +450,9 @@ fn decode_real(
     Ok(())
 }
 
+/// How `scoresheet-synth --copies` names the other player's copy of a sheet.
+const COPY_SUFFIX: &str = "-copy.json";
+
 /// Each ply's true move beside the decoded one, and the decoded game's score beside the best
 /// the decoder's model can give the true game (its moves as far as the page holds them, in
 /// language it was written in): a decoded game scoring below the truth is a search error,
@@ -522,6 +525,7 @@ fn generated_sheets(
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| !p.to_string_lossy().ends_with(COPY_SUFFIX))
         .collect();
     truths.sort();
     truths.truncate(limit);
@@ -536,9 +540,30 @@ fn generated_sheets(
         plies: usize,
         right: usize,
         flagged: usize,
+        flagged_right: usize,
         exact_games: usize,
     }
+    /// One sheet's moves: right, flagged, and flagged but right.
+    #[derive(Clone, Copy)]
+    struct Tally {
+        right: usize,
+        flagged: usize,
+        flagged_right: usize,
+    }
+    impl Count {
+        fn add(&mut self, plies: usize, tally: Tally) {
+            self.sheets += 1;
+            self.plies += plies;
+            self.right += tally.right;
+            self.flagged += tally.flagged;
+            self.flagged_right += tally.flagged_right;
+            self.exact_games += usize::from(tally.right == plies);
+        }
+    }
     let mut groups: BTreeMap<String, Count> = BTreeMap::new();
+    // Sheets with the other player's copy beside them (`scoresheet-synth --copies`): read
+    // alone and with the copy.
+    let (mut alone, mut paired) = (Count::default(), Count::default());
     let mut seconds = Vec::new();
     for path in &truths {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -574,14 +599,27 @@ fn generated_sheets(
             },
         );
         seconds.push(started.elapsed().as_secs_f64());
-        let right = match &read {
-            Ok(read) => played
-                .iter()
-                .zip(&read.game.moves)
-                .filter(|(uci, m)| **uci == m.uci)
-                .count(),
-            Err(_) => 0,
+        let score = |read: &Result<GameRead, _>| match read {
+            Ok(read) => {
+                let judged: Vec<(bool, bool)> = played
+                    .iter()
+                    .zip(&read.game.moves)
+                    .map(|(uci, m)| (*uci == m.uci, m.flagged))
+                    .collect();
+                Tally {
+                    right: judged.iter().filter(|(right, _)| *right).count(),
+                    flagged: read.game.moves.iter().filter(|m| m.flagged).count(),
+                    flagged_right: judged.iter().filter(|&&(r, f)| r && f).count(),
+                }
+            }
+            Err(_) => Tally {
+                right: 0,
+                flagged: played.len(),
+                flagged_right: 0,
+            },
         };
+        let tally = score(&read);
+        let right = tally.right;
         if let (true, Ok(read)) = (show_errors && right < played.len(), &read) {
             let code = truth["language"].as_str().unwrap_or("en");
             let language = Language::by_code(code).ok_or(format!("no language {code}"))?;
@@ -593,30 +631,49 @@ fn generated_sheets(
             };
             print_decoding(read, &true_game[..on_page], language, &options);
         }
-        let flagged = read.as_ref().map_or(played.len(), |r| {
-            r.game.moves.iter().filter(|m| m.flagged).count()
-        });
+        let copy_path = path.with_file_name(format!(
+            "{}{COPY_SUFFIX}",
+            path.file_stem().unwrap_or_default().to_string_lossy()
+        ));
+        if copy_path.is_file() {
+            let text = std::fs::read_to_string(&copy_path)
+                .map_err(|e| format!("{}: {e}", copy_path.display()))?;
+            let copy_truth: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", copy_path.display()))?;
+            let copy_image = folder.join(copy_truth["image"].as_str().unwrap_or(""));
+            let both = read_game(
+                &[Sheet::open(&image).map_err(|e| e.to_string())?],
+                &[Sheet::open(&copy_image).map_err(|e| e.to_string())?],
+                reader,
+                &ReadOptions {
+                    start: start.clone(),
+                    ..options.clone()
+                },
+            );
+            alone.add(played.len(), tally);
+            paired.add(played.len(), score(&both));
+        }
         for key in [
             format!("lang {}", truth["language"].as_str().unwrap_or("?")),
             format!("layout {}", truth["layout"].as_str().unwrap_or("?")),
             "all".to_string(),
         ] {
-            let count = groups.entry(key).or_default();
-            count.sheets += 1;
-            count.plies += played.len();
-            count.right += right;
-            count.flagged += flagged;
-            count.exact_games += usize::from(right == played.len());
+            groups.entry(key).or_default().add(played.len(), tally);
         }
+    }
+    if paired.sheets > 0 {
+        groups.insert("paired, own sheet alone".into(), alone);
+        groups.insert("paired, with the copy".into(), paired);
     }
     for (name, c) in &groups {
         println!(
-            "  {name:<24} {:>3} sheets {:>5} plies  right {:>6.2}%  exact games {:>3}  flagged {:>5.1}%",
+            "  {name:<24} {:>3} sheets {:>5} plies  right {:>6.2}%  exact games {:>3}  flagged {:>5.1}%  unflagged right {:>6.2}%",
             c.sheets,
             c.plies,
             100.0 * c.right as f64 / c.plies.max(1) as f64,
             c.exact_games,
-            100.0 * c.flagged as f64 / c.plies.max(1) as f64
+            100.0 * c.flagged as f64 / c.plies.max(1) as f64,
+            100.0 * (c.right - c.flagged_right) as f64 / c.plies.saturating_sub(c.flagged).max(1) as f64
         );
     }
     seconds.sort_by(f64::total_cmp);

@@ -86,6 +86,11 @@ struct Args {
     /// Games to read from the collection.
     #[arg(long, default_value_t = 5000)]
     max_games: usize,
+    /// Also write the other player's copy of every sheet (`<id>-copy.jpg` and `.json`): the
+    /// same game, language and form in another hand, with its own slips and capture. The
+    /// sheets themselves are the same as without this flag.
+    #[arg(long)]
+    copies: bool,
 }
 
 fn main() -> ExitCode {
@@ -295,25 +300,32 @@ fn run(args: Args) -> Result<(), String> {
             let layout = &layouts[(i + i / langs.len()) % layouts.len()];
             let game = pick_game(&games, &mut rng).ok_or("no game to write")?;
             let id = format!("{:05}-{}-{}", i, lang.code, layout.name);
-            let sheet = render_sheet(
-                &scripts,
-                &SheetRequest {
-                    id: id.clone(),
-                    game: &game,
-                    language: lang,
-                    layout,
-                    seed: rng.next_u64(),
-                    dpi: args.dpi,
-                    capture,
-                },
-            )
-            .map_err(|e| format!("sheet {id}: {e}"))?;
-            let bytes = jpeg(&sheet.image, sheet.jpeg_quality)?;
-            write_atomically(&args.out.join(&sheet.truth.image), &bytes)?;
-            let json = serde_json::to_vec_pretty(&sheet.truth).map_err(|e| e.to_string())?;
-            write_atomically(&args.out.join(format!("{id}.json")), &json)?;
-            let cells = sheet.truth.cells.iter().filter(|c| c.ink).count();
-            Ok((id, sheet.image, cells))
+            let write = |id: String, seed: u64| {
+                let sheet = render_sheet(
+                    &scripts,
+                    &SheetRequest {
+                        id: id.clone(),
+                        game: &game,
+                        language: lang,
+                        layout,
+                        seed,
+                        dpi: args.dpi,
+                        capture,
+                    },
+                )
+                .map_err(|e| format!("sheet {id}: {e}"))?;
+                let bytes = jpeg(&sheet.image, sheet.jpeg_quality)?;
+                write_atomically(&args.out.join(&sheet.truth.image), &bytes)?;
+                let json = serde_json::to_vec_pretty(&sheet.truth).map_err(|e| e.to_string())?;
+                write_atomically(&args.out.join(format!("{id}.json")), &json)?;
+                let cells = sheet.truth.cells.iter().filter(|c| c.ink).count();
+                Ok::<_, String>((sheet.image, cells))
+            };
+            let (image, mut cells) = write(id.clone(), rng.next_u64())?;
+            if args.copies {
+                cells += write(format!("{id}-copy"), rng.next_u64())?.1;
+            }
+            Ok((id, image, cells))
         })
         .collect();
     let mut cells = 0;
@@ -326,10 +338,10 @@ fn run(args: Args) -> Result<(), String> {
         }
     }
     let seconds = started.elapsed().as_secs_f64();
+    let sheets = args.count * if args.copies { 2 } else { 1 };
     eprintln!(
-        "{} sheets, {cells} written cells in {seconds:.1} s ({:.2} sheets/s, {:.0} cells/s) -> {}",
-        args.count,
-        args.count as f64 / seconds,
+        "{sheets} sheets, {cells} written cells in {seconds:.1} s ({:.2} sheets/s, {:.0} cells/s) -> {}",
+        sheets as f64 / seconds,
         cells as f64 / seconds,
         args.out.display()
     );

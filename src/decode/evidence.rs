@@ -40,6 +40,22 @@ pub trait CellEvidence: Send + Sync {
     fn draw_offer(&self) -> bool {
         false
     }
+
+    /// How many independent readings of the move [`CellEvidence::log_likelihood`] adds up
+    /// (two for a cell read with the other player's copy): a move's fit is judged per reading,
+    /// or every move read from two sheets would look twice as doubtful.
+    fn readings(&self) -> usize {
+        1
+    }
+
+    /// The two players' own readings of the ply, when this cell fuses a sheet with the other
+    /// player's copy: the decoder then scores each in its writer's habits (one player writes
+    /// `Nf3`, the other `Ng1-f3`), the copy's with [`DecoderConfig::copy_style`].
+    ///
+    /// [`DecoderConfig::copy_style`]: super::DecoderConfig::copy_style
+    fn copies(&self) -> Option<(&dyn CellEvidence, &dyn CellEvidence)> {
+        None
+    }
 }
 
 /// The two parts of a factored likelihood: `log_likelihood(body, mark, _)` equals

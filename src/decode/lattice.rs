@@ -12,7 +12,7 @@ use super::book::OpeningBook;
 use super::evidence::CellEvidence;
 use super::tree::OpeningTree;
 use super::DecoderConfig;
-use crate::notation::{check_marks, for_each_body, Check, Language, MoveFacts, Rivals};
+use crate::notation::{check_marks, for_each_body, Check, Language, MoveFacts, Rivals, Style};
 
 /// How a move on a path relates to the cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,12 +147,20 @@ struct Scorer<'a, E: CellEvidence> {
     cells: &'a [E],
     lang: &'a Language,
     config: &'a DecoderConfig,
-    /// Written bodies of each move, keyed by its facts with check unknown.
-    bodies: HashMap<u32, BodyList>,
+    /// Written bodies of each move in each writer's habits ([`Writer`]), keyed by its facts
+    /// with check unknown.
+    bodies: [HashMap<u32, BodyList>; 2],
     /// Per cell: scores by full facts, and best body scores by check-free facts (both keyed by
     /// [`MoveFacts::key`]).
     scores: Vec<HashMap<u32, f32>>,
     body_scores: Vec<HashMap<u32, f32>>,
+}
+
+/// Whose habits a reading is scored in: the sheet's own writer, or the other player's copy.
+#[derive(Clone, Copy)]
+enum Writer {
+    Own = 0,
+    Copy = 1,
 }
 
 impl<'a, E: CellEvidence> Scorer<'a, E> {
@@ -161,64 +169,103 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
             cells,
             lang,
             config,
-            bodies: HashMap::default(),
+            bodies: Default::default(),
             scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
             body_scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
         }
     }
 
-    fn bodies_of(&mut self, body_key: MoveFacts) -> &BodyList {
-        let (lang, style) = (self.lang, &self.config.style);
-        self.bodies.entry(body_key.key()).or_insert_with(|| {
-            let mut list: BodyList = Vec::new();
-            for_each_body(&body_key, lang, style, &mut |text, w| {
-                list.push((text.chars().collect(), w))
-            });
-            list.sort_by(|a, b| b.1.total_cmp(&a.1));
-            list
-        })
+    fn style(&self, writer: Writer) -> &'a Style {
+        match writer {
+            Writer::Own => &self.config.style,
+            Writer::Copy => self
+                .config
+                .copy_style
+                .as_ref()
+                .unwrap_or(&self.config.style),
+        }
+    }
+
+    fn bodies_of(&mut self, body_key: MoveFacts, writer: Writer) -> &BodyList {
+        let (lang, style) = (self.lang, self.style(writer));
+        self.bodies[writer as usize]
+            .entry(body_key.key())
+            .or_insert_with(|| {
+                let mut list: BodyList = Vec::new();
+                for_each_body(&body_key, lang, style, &mut |text, w| {
+                    list.push((text.chars().collect(), w))
+                });
+                list.sort_by(|a, b| b.1.total_cmp(&a.1));
+                list
+            })
     }
 
     /// Log-likelihood of cell `cell` given that it holds the move with `facts`: the best of the
-    /// move's written forms, or the cell's unreadable floor if that is likelier.
+    /// move's written forms, or the cell's unreadable floor if that is likelier. A cell read
+    /// with the other player's copy adds the two readings, each at its best form in its own
+    /// writer's habits.
     fn score(&mut self, cell: usize, facts: &MoveFacts) -> f32 {
         let facts_key = facts.key();
         if let Some(&s) = self.scores[cell].get(&facts_key) {
             return s;
         }
-        let evidence = &self.cells[cell];
+        let cells = self.cells;
+        let evidence = &cells[cell];
+        let s = match evidence.copies() {
+            Some((own, copy)) if !evidence.is_illegible() => {
+                self.reading_score(own, facts, Writer::Own, None)
+                    + self.reading_score(copy, facts, Writer::Copy, None)
+            }
+            _ => self.reading_score(evidence, facts, Writer::Own, Some(cell)),
+        };
+        self.scores[cell].insert(facts_key, s);
+        s
+    }
+
+    /// One reading's likelihood of the move with `facts` written in `writer`'s habits;
+    /// `cell`: where its best body scores may be kept.
+    fn reading_score(
+        &mut self,
+        evidence: &dyn CellEvidence,
+        facts: &MoveFacts,
+        writer: Writer,
+        cell: Option<usize>,
+    ) -> f32 {
         let floor = evidence.unreadable_log_likelihood();
-        let marks = check_marks(facts.check, &self.config.style);
+        let marks = check_marks(facts.check, self.style(writer));
         let body_key = MoveFacts {
             check: Check::Unknown,
             ..*facts
         };
-        let s = if evidence.is_illegible() {
+        if evidence.is_illegible() {
             0.0
         } else if let Some(factored) = evidence.factored() {
             let mark_best = marks
                 .iter()
                 .map(|&(mark, w)| w + factored.mark_log_likelihood(mark))
                 .fold(f32::NEG_INFINITY, f32::max);
-            let body_best = match self.body_scores[cell].get(&body_key.key()) {
-                Some(&b) => b,
+            let kept = cell.and_then(|c| self.body_scores[c].get(&body_key.key()).copied());
+            let body_best = match kept {
+                Some(b) => b,
                 None => {
                     let mut best = floor - 1.0;
-                    for (chars, weight) in self.bodies_of(body_key).iter() {
+                    for (chars, weight) in self.bodies_of(body_key, writer).iter() {
                         if *weight <= best {
                             break;
                         }
                         best =
                             best.max(weight + factored.body_log_likelihood(chars, best - weight));
                     }
-                    self.body_scores[cell].insert(body_key.key(), best);
+                    if let Some(c) = cell {
+                        self.body_scores[c].insert(body_key.key(), best);
+                    }
                     best
                 }
             };
             (body_best + mark_best).max(floor)
         } else {
             let mut best = floor;
-            let bodies = self.bodies_of(body_key).clone();
+            let bodies = self.bodies_of(body_key, writer).clone();
             for (chars, weight) in &bodies {
                 for &(mark, mark_weight) in marks.iter().filter(|m| m.1 > f32::NEG_INFINITY) {
                     let w = weight + mark_weight;
@@ -228,9 +275,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
                 }
             }
             best
-        };
-        self.scores[cell].insert(facts_key, s);
-        s
+        }
     }
 }
 
@@ -388,7 +433,7 @@ pub(crate) fn rescue<E: CellEvidence>(
     lang: &Language,
     config: &DecoderConfig,
 ) -> Option<Lattice> {
-    let troubled = first.troubled_cells(config);
+    let troubled = first.troubled_cells(cells, config);
     // A slip or two is what players make; the first search explains those as well as a
     // second would (measured on generated transcripts: a rescue after fewer than five troubled
     // cells found a better game 10 times in 250).
@@ -1079,7 +1124,11 @@ impl Lattice {
     /// Cells where the best path struggled: a slip explains them (a skipped move, a junk
     /// cell, two cells swapped) or the move read there fits them worse than
     /// `config.flag_fit_below`.
-    pub fn troubled_cells(&self, config: &DecoderConfig) -> Vec<usize> {
+    pub fn troubled_cells<E: CellEvidence>(
+        &self,
+        cells: &[E],
+        config: &DecoderConfig,
+    ) -> Vec<usize> {
         let mut troubled = Vec::new();
         let mut next_cell = 0usize;
         for e in self.best_path() {
@@ -1087,7 +1136,10 @@ impl Lattice {
             let dst_cell = self.nodes[edge.dst as usize].cell as usize;
             let slip = edge.steps.iter().any(|s| s.kind != StepKind::Written)
                 || dst_cell > next_cell + edge.steps.iter().filter(|s| s.cell.is_some()).count();
-            let misfit = edge.steps.iter().any(|s| s.fit < config.flag_fit_below);
+            let misfit = edge.steps.iter().any(|s| {
+                let readings = s.cell.map_or(1, |c| cells[c as usize].readings());
+                s.fit < config.flag_fit_below * readings as f32
+            });
             if slip || misfit {
                 troubled.extend(next_cell..dst_cell.max(next_cell + 1));
             }

@@ -77,6 +77,10 @@ pub struct DecoderConfig {
     pub moves_per_node: usize,
     pub node_margin: f32,
     pub style: Style,
+    /// The other player's habits, for cells read with their copy of the sheet
+    /// ([`CellEvidence::copies`]); `None`: the same as `style`. The decoder sharpens both to
+    /// what each sheet shows.
+    pub copy_style: Option<Style>,
     pub prior: MovePrior,
     pub prior_weight: f32,
     /// Log-odds added to the moves of named opening lines.
@@ -138,6 +142,7 @@ impl Default for DecoderConfig {
             moves_per_node: MAX_LEGAL_MOVES,
             node_margin: 4.0,
             style: Style::default(),
+            copy_style: None,
             prior: MovePrior::default(),
             prior_weight: 1.0,
             book_bonus: 2.5,
@@ -303,9 +308,13 @@ pub fn decode<E: CellEvidence>(
 /// castling digit or letter, short or long algebraic. Habits seen in at least three cells with
 /// no sign of the alternative become the expected form; the alternatives stay possible.
 pub fn style_of_sheet<E: CellEvidence>(cells: &[E], base: &Style) -> Style {
-    let texts: Vec<Vec<char>> = cells
-        .iter()
-        .map(|c| c.text().chars().filter(|c| !c.is_whitespace()).collect())
+    style_of_texts(cells.iter().map(|c| c.text()), base)
+}
+
+/// [`style_of_sheet`] from the texts read in a sheet's cells.
+fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Style {
+    let texts: Vec<Vec<char>> = read
+        .map(|text| text.chars().filter(|c| !c.is_whitespace()).collect())
         .collect();
     let count = |pred: &dyn Fn(&[char]) -> bool| texts.iter().filter(|t| pred(t)).count();
     let colons = count(&|t| t.contains(&':'));
@@ -528,7 +537,8 @@ fn game_from_lattice<E: CellEvidence>(
                 flagged: confidence < config.flag_below
                     || step.kind != StepKind::Written
                     || unreadable
-                    || step.fit < config.flag_fit_below,
+                    || step.fit
+                        < config.flag_fit_below * evidence.map_or(1, |ev| ev.readings()) as f32,
                 kind: step.kind,
                 draw_offer: evidence.is_some_and(|ev| ev.draw_offer()),
             });
@@ -603,8 +613,18 @@ fn adapted_to<'c, E: CellEvidence>(
     config: &DecoderConfig,
 ) -> (&'c [E], DecoderConfig) {
     let cells = trim_trailing_blanks(cells);
+    let own_texts = cells
+        .iter()
+        .map(|c| c.copies().map_or(c.text(), |(own, _)| own.text()));
+    let copy_texts: Vec<&str> = cells
+        .iter()
+        .filter_map(|c| c.copies().map(|(_, copy)| copy.text()))
+        .collect();
+    let copy_base = config.copy_style.as_ref().unwrap_or(&config.style);
     let adapted = DecoderConfig {
-        style: style_of_sheet(cells, &config.style),
+        style: style_of_texts(own_texts, &config.style),
+        copy_style: (!copy_texts.is_empty())
+            .then(|| style_of_texts(copy_texts.into_iter(), copy_base)),
         ..config.clone()
     };
     (cells, adapted)
