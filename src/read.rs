@@ -63,6 +63,9 @@ pub struct GameCell {
     /// The reader's best path and its probability; empty for a cell without ink.
     pub text: String,
     pub text_confidence: f32,
+    /// The same ply's cell on the other player's copy (`read --copy`), when both sheets
+    /// wrote the ply.
+    pub copy: Option<Box<GameCell>>,
 }
 
 /// The evidence of one ply: a cell read by the model, a blank (no ink, or no cell found at
@@ -303,8 +306,12 @@ fn fuse_copies(
             Source::Copy(j) => Some((copy_cells[j].clone(), copy[j].take()?)),
             Source::Both(i, j) => {
                 let (mine, theirs) = (own[i].take()?, copy[j].take()?);
+                let cell = GameCell {
+                    copy: Some(Box::new(copy_cells[j].clone())),
+                    ..own_cells[i].clone()
+                };
                 Some((
-                    own_cells[i].clone(),
+                    cell,
                     CellReading::BothCopies(Box::new(mine), Box::new(theirs)),
                 ))
             }
@@ -345,6 +352,7 @@ fn read_pages(
                     },
                     text: String::new(),
                     text_confidence: 0.0,
+                    copy: None,
                 });
                 expected_ply += 1;
             }
@@ -364,6 +372,7 @@ fn read_pages(
                 cell,
                 text,
                 text_confidence,
+                copy: None,
             });
         }
         pages.push(found);
@@ -375,16 +384,16 @@ impl GameRead {
     /// The HTML review page ([`crate::report::html`]); `sheets` and `copy` are the pages this
     /// game was read from, as given to [`read_game`] (a ply only the copy wrote shows there).
     pub fn review_html(&self, sheets: &[Sheet], copy: &[Sheet], tags: &PgnTags) -> String {
-        let cells: Vec<ReviewCell> = self
-            .cells
-            .iter()
-            .map(|c| ReviewCell {
+        fn review_cell(c: &GameCell) -> ReviewCell {
+            ReviewCell {
                 page: c.page,
                 quad: c.cell.quad,
                 read: c.text.clone(),
                 read_confidence: c.text_confidence,
-            })
-            .collect();
+                copy: c.copy.as_deref().map(|copy| Box::new(review_cell(copy))),
+            }
+        }
+        let cells: Vec<ReviewCell> = self.cells.iter().map(review_cell).collect();
         let pages: Vec<ReviewPage> = sheets
             .iter()
             .chain(copy)
@@ -423,23 +432,31 @@ impl GameRead {
     }
 
     /// The decode JSON contract, plus for every move its cell (`page`, `quad` in that page's
-    /// pixels) and what the reader saw there (`read`, `read_confidence`), and `pages` (each
+    /// pixels) and what the reader saw there (`read`, `read_confidence`), the same for the
+    /// other player's copy of the ply when both sheets wrote it (`copy`), and `pages` (each
     /// page's file: the own sheet's, then the copy's).
     pub fn to_json(&self, tags: &PgnTags) -> Value {
+        fn describe(entry: &mut Value, cell: &GameCell) {
+            entry["page"] = json!(cell.page);
+            entry["quad"] = json!(cell
+                .cell
+                .quad
+                .map(|[x, y]| [(x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0]));
+            entry["read"] = json!(cell.text);
+            entry["read_confidence"] =
+                json!((cell.text_confidence as f64 * 1000.0).round() / 1000.0);
+        }
         let mut json = to_json(&self.game, tags);
         if let Some(Value::Array(moves)) = json.get_mut("moves") {
             for (entry, m) in moves.iter_mut().zip(&self.game.moves) {
                 let Some(cell) = m.cell.and_then(|i| self.cells.get(i)) else {
                     continue;
                 };
-                entry["page"] = json!(cell.page);
-                entry["quad"] = json!(cell
-                    .cell
-                    .quad
-                    .map(|[x, y]| [(x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0]));
-                entry["read"] = json!(cell.text);
-                entry["read_confidence"] =
-                    json!((cell.text_confidence as f64 * 1000.0).round() / 1000.0);
+                describe(entry, cell);
+                if let Some(copy) = &cell.copy {
+                    entry["copy"] = json!({});
+                    describe(&mut entry["copy"], copy);
+                }
             }
         }
         json["pages"] = json!(self
@@ -530,6 +547,7 @@ mod tests {
             },
             text: text.to_string(),
             text_confidence: 1.0,
+            copy: None,
         }
     }
 

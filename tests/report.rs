@@ -171,7 +171,24 @@ fn a_copy_of_the_sheet_is_read_as_evidence_for_the_same_plies() {
         right(&both)
     );
     assert_eq!(both["pages"].as_array().map(Vec::len), Some(2));
+    // Each ply both sheets wrote keeps the copy's cell beside its own, in the JSON and as a
+    // second crop in the review.
+    let fused: Vec<&serde_json::Value> = moves.iter().filter(|m| m["copy"].is_object()).collect();
+    assert!(
+        fused.len() * 100 >= moves.len() * 95,
+        "{} of {}",
+        fused.len(),
+        moves.len()
+    );
+    assert!(fused
+        .iter()
+        .all(|m| m["copy"]["page"] == 1 && m["copy"]["read"] == m["read"]));
     let html = std::fs::read_to_string(&report).unwrap();
     assert_eq!(html.matches("<figure class=\"page\">").count(), 2);
+    let with_cell = moves.iter().filter(|m| m["quad"].is_array()).count();
+    assert_eq!(
+        html.matches("<img class=\"crop\"").count(),
+        with_cell + fused.len()
+    );
     let _ = std::fs::remove_file(&report);
 }

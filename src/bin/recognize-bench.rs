@@ -650,8 +650,18 @@ fn generated_sheets(
                     ..options.clone()
                 },
             );
+            let with_copy = score(&both);
+            if show_errors && with_copy.right != tally.right {
+                println!(
+                    "  {}: {} of {} plies right alone, {} with the copy",
+                    image.display(),
+                    tally.right,
+                    played.len(),
+                    with_copy.right
+                );
+            }
             alone.add(played.len(), tally);
-            paired.add(played.len(), score(&both));
+            paired.add(played.len(), with_copy);
         }
         for key in [
             format!("lang {}", truth["language"].as_str().unwrap_or("?")),

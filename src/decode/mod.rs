@@ -153,7 +153,7 @@ impl Default for DecoderConfig {
             skip_lookback: 1,
             swap_candidates: 3,
             row_skip_candidates: 4,
-            rescue_beam_width: 512,
+            rescue_beam_width: 1024,
             rescue_min_troubled: 5,
             rescue_margin: 25.0,
             rescue_repair_from_best: 16,

@@ -1,7 +1,8 @@
 //! The review page: one self-contained HTML file an arbiter opens in a browser. For every move:
-//! the cell's crop from the original image, what the model read, the move chosen with its
-//! confidence and alternatives, and the board after it; flagged moves first in a summary; a
-//! click on a move shows its cell on the sheet.
+//! the cell's crop from the original image (and the other player's, when the game was read
+//! with their copy), what the model read, the move chosen with its confidence and
+//! alternatives, and the board after it; flagged moves first in a summary; a click on a move
+//! shows its cells on the sheets.
 
 use std::fmt::Write as _;
 use std::io::Cursor;
@@ -29,6 +30,8 @@ pub struct ReviewCell {
     pub quad: Quad,
     pub read: String,
     pub read_confidence: f32,
+    /// The same ply on the other player's copy of the sheet, when both sheets wrote it.
+    pub copy: Option<Box<ReviewCell>>,
 }
 
 /// Longest side of a page as embedded in the report, in pixels: enough to find a cell, small
@@ -196,23 +199,30 @@ pub fn review_html(
             escape(page.name)
         );
         for (i, m) in game.moves.iter().enumerate() {
-            let Some(cell) = m.cell.and_then(|c| cells.get(c)) else {
+            let Some(own) = m.cell.and_then(|c| cells.get(c)) else {
                 continue;
             };
-            if cell.page != index {
-                continue;
+            for (sheet, cell) in std::iter::once(own).chain(own.copy.as_deref()).enumerate() {
+                if cell.page != index {
+                    continue;
+                }
+                let id = if sheet == 0 {
+                    format!("cell-{i}")
+                } else {
+                    format!("cell-{i}-copy")
+                };
+                let points: Vec<String> = cell
+                    .quad
+                    .iter()
+                    .map(|[x, y]| format!("{:.1},{:.1}", x * scale, y * scale))
+                    .collect();
+                let _ = write!(
+                    pages_html,
+                    r#"<polygon id="{id}" data-move="{i}" class="cell{}" points="{}"/>"#,
+                    if m.flagged { " flagged" } else { "" },
+                    points.join(" ")
+                );
             }
-            let points: Vec<String> = cell
-                .quad
-                .iter()
-                .map(|[x, y]| format!("{:.1},{:.1}", x * scale, y * scale))
-                .collect();
-            let _ = write!(
-                pages_html,
-                r#"<polygon id="cell-{i}" data-move="{i}" class="cell{}" points="{}"/>"#,
-                if m.flagged { " flagged" } else { "" },
-                points.join(" ")
-            );
         }
         pages_html.push_str("</svg></figure>");
     }
@@ -221,7 +231,6 @@ pub fn review_html(
     let greys: Vec<GrayImage> = pages.iter().map(|p| p.image.to_luma8()).collect();
     let mut position = game.start.position.clone();
     let mut rows = String::new();
-    let mut crops: Vec<(usize, GrayImage)> = Vec::new();
     for (i, m) in game.moves.iter().enumerate() {
         let played = m
             .uci
@@ -235,30 +244,36 @@ pub fn review_html(
             position.play_unchecked(mv);
         }
         let cell = m.cell.and_then(|c| cells.get(c));
-        if let Some(cell) = cell {
-            if let Some(grey) = greys.get(cell.page) {
-                let (width, height) = crop_size(&cell.quad);
-                if let Some(crop) = cell_crop(grey, cell.quad, width, height) {
-                    crops.push((i, crop));
-                }
-            }
-        }
-        let crop_html = crops
-            .last()
-            .filter(|(index, _)| *index == i)
-            .map(|(_, crop)| {
-                format!(
-                    r#"<img class="crop" alt="cell of ply {}" src="{}">"#,
+        // The own sheet's cell, and below it the other player's for the same ply.
+        let shown: Vec<&ReviewCell> = cell
+            .into_iter()
+            .flat_map(|c| std::iter::once(c).chain(c.copy.as_deref()))
+            .collect();
+        let crops: Vec<String> = shown
+            .iter()
+            .filter_map(|c| {
+                let grey = greys.get(c.page)?;
+                let (width, height) = crop_size(&c.quad);
+                let crop = cell_crop(grey, c.quad, width, height)?;
+                Some(format!(
+                    r#"<img class="crop" alt="cell of ply {} on {}" src="{}">"#,
                     m.ply,
+                    escape(pages.get(c.page).map_or("", |p| p.name)),
                     data_uri(
-                        &DynamicImage::ImageLuma8(crop.clone()),
+                        &DynamicImage::ImageLuma8(crop),
                         ImageFormat::Png,
                         "image/png"
                     )
-                )
+                ))
             })
-            .unwrap_or_else(|| r#"<span class="nocell">no cell</span>"#.to_string());
-        let read = cell
+            .collect();
+        let crop_html = if crops.is_empty() {
+            r#"<span class="nocell">no cell</span>"#.to_string()
+        } else {
+            crops.join("<br>")
+        };
+        let read = shown
+            .iter()
             .map(|c| {
                 format!(
                     r#"<code>{}</code> <small>{:.0}%</small>"#,
@@ -266,7 +281,8 @@ pub fn review_html(
                     c.read_confidence * 100.0
                 )
             })
-            .unwrap_or_default();
+            .collect::<Vec<_>>()
+            .join("<br>");
         let alternatives: Vec<String> = m
             .alternatives
             .iter()
@@ -359,9 +375,11 @@ tr.flagged .bar span {{ background: #d9480f; }}
 function select(i, scrollRow) {{
   document.querySelectorAll('.selected').forEach(e => e.classList.remove('selected'));
   const row = document.getElementById('move-' + i);
-  const cell = document.getElementById('cell-' + i);
   if (row) {{ row.classList.add('selected'); if (scrollRow) row.scrollIntoView({{block: 'center'}}); }}
-  if (cell) {{ cell.classList.add('selected'); cell.scrollIntoView({{block: 'nearest'}}); }}
+  document.querySelectorAll('polygon[data-move="' + i + '"]').forEach((cell, n) => {{
+    cell.classList.add('selected');
+    if (n === 0) cell.scrollIntoView({{block: 'nearest'}});
+  }});
 }}
 document.addEventListener('click', e => {{
   const target = e.target.closest('[data-move]');
