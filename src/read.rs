@@ -6,8 +6,11 @@ use std::fmt;
 
 use image::{Rgb, RgbImage};
 use serde_json::{json, Value};
+use shakmaty::Position;
 
-use crate::decode::{decode, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell};
+use crate::decode::{
+    decode, decode_along, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell,
+};
 use crate::page::overlay::{draw_overlay, mark_cells};
 use crate::page::{find_cells, Cell, Cells, PageOptions, Quad, Sheet};
 use crate::recognize::{read_cells, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
@@ -236,6 +239,25 @@ impl Alignment {
     }
 }
 
+/// The moves of a decoded game, replayed from its start.
+fn moves_of(game: &Game) -> Vec<shakmaty::Move> {
+    let mut position = game.start.position.clone();
+    let mut moves = Vec::with_capacity(game.moves.len());
+    for m in &game.moves {
+        let Some(played) = m
+            .uci
+            .parse::<shakmaty::uci::UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&position).ok())
+        else {
+            break;
+        };
+        position.play_unchecked(played);
+        moves.push(played);
+    }
+    moves
+}
+
 /// Where one entry of the fused evidence comes from: cells of the own sheet, of the copy, or
 /// both.
 enum Source {
@@ -261,6 +283,27 @@ fn fuse_copies(
         decode(evidence, &options.start, options.language, &options.decoder)
     };
     let (own_game, copy_game) = rayon::join(|| alone(&own), || alone(&copy));
+    // A decoding that goes astray (a cascade after a player's skipped moves) would pair its
+    // cells with the wrong plies: the sheet whose decoding doubts more of its moves is aligned
+    // to the other's game instead, by the decoder's slips.
+    let doubt = |game: &Game| game.flagged().count() as f32 / game.moves.len().max(1) as f32;
+    let along = |evidence: &[CellReading], leader: &Game| {
+        decode_along(
+            evidence,
+            &options.start,
+            leader.language,
+            &moves_of(leader),
+            &options.decoder,
+        )
+    };
+    let (own_game, copy_game) = if doubt(&copy_game) > doubt(&own_game) {
+        let aligned = along(&copy, &own_game).unwrap_or(copy_game);
+        (own_game, aligned)
+    } else if doubt(&own_game) > doubt(&copy_game) {
+        (along(&own, &copy_game).unwrap_or(own_game), copy_game)
+    } else {
+        (own_game, copy_game)
+    };
     let own_plies = Alignment::of(&own_game, own.len());
     let copy_plies = Alignment::of(&copy_game, copy.len());
     let last_ply = own_plies.moves.max(copy_plies.moves);

@@ -1182,16 +1182,18 @@ pub(crate) fn log_add(a: f32, b: f32) -> f32 {
 
 /// The search restricted to the known game `moves`, repairing at every node: the best ways
 /// the decoder's slips can align that game with the cells.
-fn forced_search<E: CellEvidence>(
+pub(crate) fn forced_search<E: CellEvidence>(
     cells: &[E],
     start: &Chess,
     lang: &Language,
     moves: &[Move],
     config: &DecoderConfig,
 ) -> Option<Lattice> {
+    // Every node repairs (not only the best few), wherever the game's move fits its cell
+    // worse than `repair_below`: an infinite bar would also call every cell one that fits no
+    // move of either side, where a skipped move is never tried.
     let thorough = DecoderConfig {
         beam_margin: 1e6,
-        repair_below: f32::INFINITY,
         repair_from_best: usize::MAX,
         skip_lookback: 3,
         ..config.clone()

@@ -593,6 +593,26 @@ pub fn line_score<E: CellEvidence>(
     lattice::line_score(cells, &start.position, lang, moves, &adapted)
 }
 
+/// The known game `moves` (from `start`, written in `lang`) read on these cells: the best
+/// way the decoder's slips align it with them (a move the player skipped, two swapped cells,
+/// a crossed-out cell), as a [`Game`] whose moves carry their cells. `None` when the game
+/// cannot explain every cell.
+pub fn decode_along<E: CellEvidence>(
+    cells: &[E],
+    start: &StartPosition,
+    lang: &'static Language,
+    moves: &[shakmaty::Move],
+    config: &DecoderConfig,
+) -> Option<Game> {
+    let (cells, adapted) = adapted_to(cells, config);
+    let lattice = lattice::forced_search(cells, &start.position, lang, moves, &adapted)?;
+    let reads_all = lattice
+        .finals
+        .first()
+        .is_some_and(|&f| lattice.nodes[f as usize].cell as usize == cells.len());
+    reads_all.then(|| game_from_lattice(&lattice, cells, start, lang, &adapted))
+}
+
 /// Where the search for `lang` dropped the best alignment of the known game `moves` (see
 /// [`line_score`]), for tuning the search; `None` if it kept it to the end.
 pub fn search_loss<E: CellEvidence>(
@@ -645,6 +665,64 @@ mod tests {
         assert_eq!(config.temperature, 0.5);
         let error = config.set("beam_wdth", 1.0).unwrap_err();
         assert!(error.contains("beam_wdth"), "{error}");
+    }
+
+    #[test]
+    fn a_known_game_is_aligned_with_cells_that_skip_a_move() {
+        let start = StartPosition::standard();
+        let english = Language::by_code("en").unwrap();
+        let mut position = start.position.clone();
+        let moves: Vec<shakmaty::Move> = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4"]
+            .iter()
+            .map(|san| {
+                let m = san
+                    .parse::<shakmaty::san::San>()
+                    .unwrap()
+                    .to_move(&position)
+                    .unwrap();
+                position.play_unchecked(m);
+                m
+            })
+            .collect();
+        // The player never wrote 2...Nc6.
+        let cells: Vec<TypedCell> = ["e4", "e5", "Nf3", "Bb5", "a6", "Ba4"]
+            .iter()
+            .map(|t| TypedCell::new(t))
+            .collect();
+        let game =
+            decode_along(&cells, &start, english, &moves, &DecoderConfig::default()).unwrap();
+        let read: Vec<(&str, Option<usize>)> = game
+            .moves
+            .iter()
+            .map(|m| (m.san.as_str(), m.cell))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("e4", Some(0)),
+                ("e5", Some(1)),
+                ("Nf3", Some(2)),
+                ("Nc6", None),
+                ("Bb5", Some(3)),
+                ("a6", Some(4)),
+                ("Ba4", Some(5))
+            ]
+        );
+        assert_eq!(game.moves[3].kind, StepKind::Skipped);
+        // The same score as a free decoding, which finds this game too.
+        let free = decode(
+            &cells,
+            &start,
+            LanguageChoice::Fixed(english),
+            &DecoderConfig::default(),
+        );
+        assert_eq!(free.moves.len(), 7);
+        assert!(
+            (free.score - game.score).abs() < 1e-3,
+            "{} {}",
+            free.score,
+            game.score
+        );
     }
 
     #[test]
