@@ -11,6 +11,7 @@ use shakmaty::Position;
 use crate::decode::{
     decode, decode_along, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell,
 };
+use crate::notation::Language;
 use crate::page::overlay::{draw_overlay, mark_cells};
 use crate::page::{find_cells, Cell, Cells, PageOptions, Quad, Sheet};
 use crate::recognize::{read_cells, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
@@ -183,17 +184,16 @@ pub fn read_game(
 ) -> Result<GameRead, ReadError> {
     let (pages, mut cells, mut evidence) = read_pages(sheets, 0, reader, options)?;
     let mut copy_pages = Vec::new();
+    let mut decoder = options.decoder.clone();
     if !copy.is_empty() {
         let (found, copy_cells, copy_evidence) = read_pages(copy, sheets.len(), reader, options)?;
         copy_pages = found;
-        (cells, evidence) = fuse_copies(cells, evidence, copy_cells, copy_evidence, options);
+        let copy_language;
+        (cells, evidence, copy_language) =
+            fuse_copies(cells, evidence, copy_cells, copy_evidence, options);
+        decoder.copy_language = copy_language;
     }
-    let game = decode(
-        &evidence,
-        &options.start,
-        options.language,
-        &options.decoder,
-    );
+    let game = decode(&evidence, &options.start, options.language, &decoder);
     Ok(GameRead {
         game,
         pages,
@@ -271,14 +271,15 @@ enum Source {
 /// player skipped, two cells swapped, a crossed-out cell), and the two readings of a ply are
 /// fused ([`CellReading::BothCopies`]). A ply only one sheet wrote keeps that sheet's cell;
 /// cells neither decoding read a move from keep their place in the own sheet's order. Returns
-/// the cells and the evidence, entry for entry.
+/// the cells and the evidence, entry for entry, and the piece letters the copy is written in
+/// when they may not be the game's (see [`DecoderConfig::copy_language`]).
 fn fuse_copies(
     own_cells: Vec<GameCell>,
     own: Vec<CellReading>,
     copy_cells: Vec<GameCell>,
     copy: Vec<CellReading>,
     options: &ReadOptions,
-) -> (Vec<GameCell>, Vec<CellReading>) {
+) -> (Vec<GameCell>, Vec<CellReading>, Option<&'static Language>) {
     let alone = |evidence: &[CellReading]| {
         decode(evidence, &options.start, options.language, &options.decoder)
     };
@@ -287,20 +288,25 @@ fn fuse_copies(
     // cells with the wrong plies: the sheet whose decoding doubts more of its moves is aligned
     // to the other's game instead, by the decoder's slips.
     let doubt = |game: &Game| game.flagged().count() as f32 / game.moves.len().max(1) as f32;
-    let along = |evidence: &[CellReading], leader: &Game| {
+    let along = |evidence: &[CellReading], written_in: &'static Language, leader: &Game| {
         decode_along(
             evidence,
             &options.start,
-            leader.language,
+            written_in,
             &moves_of(leader),
             &options.decoder,
         )
     };
+    // Players of one game may write in different piece letters, but a doubtful decoding may
+    // also have guessed its sheet's letters wrong: the copy's own letters are trusted when its
+    // decoding is the surer one, else it is read in the letters of the game found.
+    let copy_language = (doubt(&copy_game) <= doubt(&own_game)).then_some(copy_game.language);
     let (own_game, copy_game) = if doubt(&copy_game) > doubt(&own_game) {
-        let aligned = along(&copy, &own_game).unwrap_or(copy_game);
+        let aligned = along(&copy, own_game.language, &own_game).unwrap_or(copy_game);
         (own_game, aligned)
     } else if doubt(&own_game) > doubt(&copy_game) {
-        (along(&own, &copy_game).unwrap_or(own_game), copy_game)
+        let aligned = along(&own, own_game.language, &copy_game).unwrap_or(own_game);
+        (aligned, copy_game)
     } else {
         (own_game, copy_game)
     };
@@ -342,7 +348,7 @@ fn fuse_copies(
     // Every cell index appears in `order` at most once.
     let mut own: Vec<Option<CellReading>> = own.into_iter().map(Some).collect();
     let mut copy: Vec<Option<CellReading>> = copy.into_iter().map(Some).collect();
-    order
+    let (cells, evidence) = order
         .into_iter()
         .filter_map(|source| match source {
             Source::Own(i) => Some((own_cells[i].clone(), own[i].take()?)),
@@ -359,7 +365,8 @@ fn fuse_copies(
                 ))
             }
         })
-        .unzip()
+        .unzip();
+    (cells, evidence, copy_language)
 }
 
 /// The cells of one sheet's pages in game order, with their evidence; `first_page` numbers
@@ -639,7 +646,7 @@ mod tests {
             .enumerate()
             .map(|(i, t)| game_cell(1, i as u32 + 1, t))
             .collect();
-        let (cells, evidence) = fuse_copies(
+        let (cells, evidence, _) = fuse_copies(
             own_cells,
             own.iter().map(|t| read(t)).collect(),
             copy_cells,
@@ -688,5 +695,56 @@ mod tests {
             .map(|m| m.san.as_str())
             .collect();
         assert!(doubted.is_empty(), "both copies agree, yet {doubted:?}");
+    }
+
+    #[test]
+    fn a_copy_in_other_piece_letters_is_read_in_its_own() {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNDSLTxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        let read = |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)));
+        let truth = [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "Qd6", "d4", "exd4",
+            "Nxd4", "c5",
+        ];
+        // The own sheet, in English, has a blank tenth cell; the other player writes German.
+        let own = with_cell(&truth, 9, "");
+        let german = [
+            "e4", "e5", "Sf3", "Sc6", "Lb5", "a6", "Lxc6", "dxc6", "O-O", "Dd6", "d4", "exd4",
+            "Sxd4", "c5",
+        ];
+        let cells = |texts: &[&str], page: usize| -> Vec<GameCell> {
+            texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| game_cell(page, i as u32 + 1, t))
+                .collect()
+        };
+        let (_, evidence, copy_language) = fuse_copies(
+            cells(&own, 0),
+            own.iter().map(|t| read(t)).collect(),
+            cells(&german, 1),
+            german.iter().map(|t| read(t)).collect(),
+            &ReadOptions::default(),
+        );
+        let copy_language = copy_language.expect("the copy is read as surely as the sheet");
+        assert_eq!(copy_language.code, "de");
+        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
+        let decoded = |config: &DecoderConfig| -> Vec<String> {
+            decode(&evidence, &StartPosition::standard(), english, config)
+                .moves
+                .into_iter()
+                .map(|m| m.san)
+                .collect()
+        };
+        assert_ne!(
+            decoded(&DecoderConfig::default()),
+            truth,
+            "read in English letters, the German Dd6 says nothing"
+        );
+        let in_german = DecoderConfig {
+            copy_language: Some(copy_language),
+            ..DecoderConfig::default()
+        };
+        assert_eq!(decoded(&in_german), truth);
     }
 }

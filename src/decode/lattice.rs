@@ -147,8 +147,8 @@ struct Scorer<'a, E: CellEvidence> {
     cells: &'a [E],
     lang: &'a Language,
     config: &'a DecoderConfig,
-    /// Written bodies of each move in each writer's habits ([`Writer`]), keyed by its facts
-    /// with check unknown.
+    /// Written bodies of each move in each writer's letters and habits ([`Writer`]), keyed by
+    /// its facts with check unknown.
     bodies: [HashMap<u32, BodyList>; 2],
     /// Per cell: scores by full facts, and best body scores by check-free facts (both keyed by
     /// [`MoveFacts::key`]).
@@ -186,8 +186,15 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
         }
     }
 
+    fn language(&self, writer: Writer) -> &'a Language {
+        match writer {
+            Writer::Own => self.lang,
+            Writer::Copy => self.config.copy_language.unwrap_or(self.lang),
+        }
+    }
+
     fn bodies_of(&mut self, body_key: MoveFacts, writer: Writer) -> &BodyList {
-        let (lang, style) = (self.lang, self.style(writer));
+        let (lang, style) = (self.language(writer), self.style(writer));
         self.bodies[writer as usize]
             .entry(body_key.key())
             .or_insert_with(|| {

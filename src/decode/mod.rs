@@ -81,6 +81,9 @@ pub struct DecoderConfig {
     /// ([`CellEvidence::copies`]); `None`: the same as `style`. The decoder sharpens both to
     /// what each sheet shows.
     pub copy_style: Option<Style>,
+    /// The piece letters of the other player's copy, when they are not the sheet's own (a
+    /// German and a French player of one game); `None`: the same as the sheet's.
+    pub copy_language: Option<&'static Language>,
     pub prior: MovePrior,
     pub prior_weight: f32,
     /// Log-odds added to the moves of named opening lines.
@@ -143,6 +146,7 @@ impl Default for DecoderConfig {
             node_margin: 4.0,
             style: Style::default(),
             copy_style: None,
+            copy_language: None,
             prior: MovePrior::default(),
             prior_weight: 1.0,
             book_bonus: 2.5,
