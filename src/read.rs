@@ -527,6 +527,19 @@ mod tests {
     use crate::recognize::evidence::tests::read_as;
     use crate::recognize::Charset;
 
+    /// The moves of the copy tests' game.
+    const EXCHANGE_RUY_LOPEZ: [&str; 14] = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "Qd6", "d4", "exd4", "Nxd4",
+        "c5",
+    ];
+
+    /// Reads a text as a model sure of it at 0.8, in English and German letters.
+    fn reader() -> impl Fn(&str) -> CellReading {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNDSLTxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        move |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)))
+    }
+
     fn decode_cells(cells: &[CellReading]) -> Vec<String> {
         let game = decode(
             cells,
@@ -546,9 +559,7 @@ mod tests {
 
     #[test]
     fn the_other_copy_decides_where_one_sheet_is_unreadable() {
-        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
-        let charset = Arc::new(Charset::new(&chars).unwrap());
-        let read = |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)));
+        let read = reader();
         let truth = ["e4", "e5", "Nf3", "d6", "h3", "Nf6", "Nc3", "Be7"];
         // The own sheet's fifth cell is blank (or unreadable); the copy misreads another.
         let own = with_cell(&truth, 4, "");
@@ -603,13 +614,8 @@ mod tests {
 
     #[test]
     fn a_move_one_player_skipped_does_not_shift_the_other_copy() {
-        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
-        let charset = Arc::new(Charset::new(&chars).unwrap());
-        let read = |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)));
-        let truth = [
-            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "Qd6", "d4", "exd4",
-            "Nxd4", "c5",
-        ];
+        let read = reader();
+        let truth = EXCHANGE_RUY_LOPEZ;
         // The own sheet's tenth cell is blank: the prior alone guesses the main line's 5...f6.
         let own = with_cell(&truth, 9, "");
         let alone: Vec<CellReading> = own.iter().map(|t| read(t)).collect();
@@ -663,13 +669,8 @@ mod tests {
 
     #[test]
     fn each_copy_is_read_in_its_own_writers_habits() {
-        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
-        let charset = Arc::new(Charset::new(&chars).unwrap());
-        let read = |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)));
-        let truth = [
-            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "Qd6", "d4", "exd4",
-            "Nxd4", "c5",
-        ];
+        let read = reader();
+        let truth = EXCHANGE_RUY_LOPEZ;
         // One player writes short algebraic, the other long.
         let long = [
             "e2-e4", "e7-e5", "Ng1-f3", "Nb8-c6", "Bf1-b5", "a7-a6", "Bb5xc6", "d7xc6", "O-O",
@@ -699,13 +700,8 @@ mod tests {
 
     #[test]
     fn a_copy_in_other_piece_letters_is_read_in_its_own() {
-        let chars: Vec<char> = "abcdefgh12345678KQRBNDSLTxO-+#=".chars().collect();
-        let charset = Arc::new(Charset::new(&chars).unwrap());
-        let read = |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)));
-        let truth = [
-            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "Qd6", "d4", "exd4",
-            "Nxd4", "c5",
-        ];
+        let read = reader();
+        let truth = EXCHANGE_RUY_LOPEZ;
         // The own sheet, in English, has a blank tenth cell; the other player writes German.
         let own = with_cell(&truth, 9, "");
         let german = [
