@@ -91,6 +91,10 @@ struct Args {
     /// sheets themselves are the same as without this flag.
     #[arg(long)]
     copies: bool,
+    /// With --copies: the piece letters the other player writes in (a language code), or
+    /// `same` for the sheet's own.
+    #[arg(long, default_value = "same")]
+    copy_lang: String,
 }
 
 fn main() -> ExitCode {
@@ -155,6 +159,12 @@ fn jpeg(image: &image::RgbImage, quality: u8) -> Result<Vec<u8>, String> {
 
 fn run(args: Args) -> Result<(), String> {
     let langs = languages(&args.lang)?;
+    let copy_lang = match args.copy_lang.as_str() {
+        "same" => None,
+        code => Some(Language::by_code(code).ok_or(format!(
+            "--copy-lang {code:?}: unknown language (see `scoresheet languages`)"
+        ))?),
+    };
     let layouts = layouts(&args.layout)?;
     let capture = match args.capture.as_str() {
         "scan" => Some(Capture::Scan),
@@ -300,13 +310,13 @@ fn run(args: Args) -> Result<(), String> {
             let layout = &layouts[(i + i / langs.len()) % layouts.len()];
             let game = pick_game(&games, &mut rng).ok_or("no game to write")?;
             let id = format!("{:05}-{}-{}", i, lang.code, layout.name);
-            let write = |id: String, seed: u64| {
+            let write = |id: String, language: &'static Language, seed: u64| {
                 let sheet = render_sheet(
                     &scripts,
                     &SheetRequest {
                         id: id.clone(),
                         game: &game,
-                        language: lang,
+                        language,
                         layout,
                         seed,
                         dpi: args.dpi,
@@ -321,9 +331,10 @@ fn run(args: Args) -> Result<(), String> {
                 let cells = sheet.truth.cells.iter().filter(|c| c.ink).count();
                 Ok::<_, String>((sheet.image, cells))
             };
-            let (image, mut cells) = write(id.clone(), rng.next_u64())?;
+            let (image, mut cells) = write(id.clone(), lang, rng.next_u64())?;
             if args.copies {
-                cells += write(format!("{id}-copy"), rng.next_u64())?.1;
+                let language = copy_lang.unwrap_or(lang);
+                cells += write(format!("{id}-copy"), language, rng.next_u64())?.1;
             }
             Ok((id, image, cells))
         })
