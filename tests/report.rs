@@ -185,6 +185,10 @@ fn a_copy_of_the_sheet_is_read_as_evidence_for_the_same_plies() {
         .all(|m| m["copy"]["page"] == 1 && m["copy"]["read"] == m["read"]));
     let html = std::fs::read_to_string(&report).unwrap();
     assert_eq!(html.matches("<figure class=\"page\">").count(), 2);
+    assert_eq!(
+        html.matches("<small class=\"whose\">copy</small>").count(),
+        fused.len()
+    );
     let with_cell = moves.iter().filter(|m| m["quad"].is_array()).count();
     assert_eq!(
         html.matches("<img class=\"crop\"").count(),

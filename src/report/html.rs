@@ -272,11 +272,19 @@ pub fn review_html(
         } else {
             crops.join("<br>")
         };
+        // With the other player's copy, each reading says whose sheet it is from.
+        let whose = |sheet: usize| match (shown.len(), sheet) {
+            (1, _) => "",
+            (_, 0) => r#"<small class="whose">sheet</small> "#,
+            _ => r#"<small class="whose">copy</small> "#,
+        };
         let read = shown
             .iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(sheet, c)| {
                 format!(
-                    r#"<code>{}</code> <small>{:.0}%</small>"#,
+                    r#"{}<code>{}</code> <small>{:.0}%</small>"#,
+                    whose(sheet),
                     escape(if c.read.is_empty() { "∅" } else { &c.read }),
                     c.read_confidence * 100.0
                 )
@@ -364,6 +372,7 @@ tr.flagged .bar span {{ background: #d9480f; }}
 .board text {{ font-size: .85px; text-anchor: middle; font-family: "DejaVu Sans", "Segoe UI Symbol", sans-serif; }}
 .board .last {{ fill: #ffd43b99; }}
 .nocell {{ color: #888; font-size: 12px; }}
+.whose {{ color: #888; font-size: 11px; text-transform: uppercase; }}
 </style></head><body>
 <svg width="0" height="0" style="position:absolute"><defs><pattern id="squares" width="2" height="2" patternUnits="userSpaceOnUse"><rect width="2" height="2" fill="#b58863"/><rect width="1" height="1" fill="#f0d9b5"/><rect x="1" y="1" width="1" height="1" fill="#f0d9b5"/></pattern></defs></svg>
 <header><h1>{title_html}</h1><p>{event} · {moves} moves · result {result} · notation {language} · {flag_count} flagged</p></header>
