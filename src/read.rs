@@ -2,11 +2,11 @@
 //! stage, the cell reader and the decoder to the legal game, keeping for every move the cell it
 //! was read from.
 
+use std::cmp::Ordering;
 use std::fmt;
 
 use image::{Rgb, RgbImage};
 use serde_json::{json, Value};
-use shakmaty::Position;
 
 use crate::decode::{
     decode, decode_along, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell,
@@ -239,25 +239,6 @@ impl Alignment {
     }
 }
 
-/// The moves of a decoded game, replayed from its start.
-fn moves_of(game: &Game) -> Vec<shakmaty::Move> {
-    let mut position = game.start.position.clone();
-    let mut moves = Vec::with_capacity(game.moves.len());
-    for m in &game.moves {
-        let Some(played) = m
-            .uci
-            .parse::<shakmaty::uci::UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&position).ok())
-        else {
-            break;
-        };
-        position.play_unchecked(played);
-        moves.push(played);
-    }
-    moves
-}
-
 /// Where one entry of the fused evidence comes from: cells of the own sheet, of the copy, or
 /// both.
 enum Source {
@@ -293,22 +274,25 @@ fn fuse_copies(
             evidence,
             &options.start,
             written_in,
-            &moves_of(leader),
+            &leader.played_moves(),
             &options.decoder,
         )
     };
     // Players of one game may write in different piece letters, but a doubtful decoding may
     // also have guessed its sheet's letters wrong: the copy's own letters are trusted when its
     // decoding is the surer one, else it is read in the letters of the game found.
-    let copy_language = (doubt(&copy_game) <= doubt(&own_game)).then_some(copy_game.language);
-    let (own_game, copy_game) = if doubt(&copy_game) > doubt(&own_game) {
-        let aligned = along(&copy, own_game.language, &own_game).unwrap_or(copy_game);
-        (own_game, aligned)
-    } else if doubt(&own_game) > doubt(&copy_game) {
-        let aligned = along(&own, own_game.language, &copy_game).unwrap_or(own_game);
-        (aligned, copy_game)
-    } else {
-        (own_game, copy_game)
+    let copy_doubt = doubt(&copy_game).total_cmp(&doubt(&own_game));
+    let copy_language = copy_doubt.is_le().then_some(copy_game.language);
+    let (own_game, copy_game) = match copy_doubt {
+        Ordering::Greater => {
+            let aligned = along(&copy, own_game.language, &own_game).unwrap_or(copy_game);
+            (own_game, aligned)
+        }
+        Ordering::Less => {
+            let aligned = along(&own, own_game.language, &copy_game).unwrap_or(own_game);
+            (aligned, copy_game)
+        }
+        Ordering::Equal => (own_game, copy_game),
     };
     let own_plies = Alignment::of(&own_game, own.len());
     let copy_plies = Alignment::of(&copy_game, copy.len());
@@ -550,6 +534,15 @@ mod tests {
         game.moves.into_iter().map(|m| m.san).collect()
     }
 
+    /// Cells of `page` holding `texts`, one per ply from the first.
+    fn game_cells(texts: &[&str], page: usize) -> Vec<GameCell> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| game_cell(page, i as u32 + 1, t))
+            .collect()
+    }
+
     /// `truth` with cell `at` reading `text` instead.
     fn with_cell<'a>(truth: &[&'a str], at: usize, text: &'a str) -> Vec<&'a str> {
         let mut cells = truth.to_vec();
@@ -642,20 +635,10 @@ mod tests {
             "ply for ply the copies disagree"
         );
 
-        let own_cells: Vec<GameCell> = own
-            .iter()
-            .enumerate()
-            .map(|(i, t)| game_cell(0, i as u32 + 1, t))
-            .collect();
-        let copy_cells: Vec<GameCell> = copy
-            .iter()
-            .enumerate()
-            .map(|(i, t)| game_cell(1, i as u32 + 1, t))
-            .collect();
         let (cells, evidence, _) = fuse_copies(
-            own_cells,
+            game_cells(&own, 0),
             own.iter().map(|t| read(t)).collect(),
-            copy_cells,
+            game_cells(&copy, 1),
             copy.iter().map(|t| read(t)).collect(),
             &ReadOptions::default(),
         );
@@ -708,17 +691,10 @@ mod tests {
             "e4", "e5", "Sf3", "Sc6", "Lb5", "a6", "Lxc6", "dxc6", "O-O", "Dd6", "d4", "exd4",
             "Sxd4", "c5",
         ];
-        let cells = |texts: &[&str], page: usize| -> Vec<GameCell> {
-            texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| game_cell(page, i as u32 + 1, t))
-                .collect()
-        };
         let (_, evidence, copy_language) = fuse_copies(
-            cells(&own, 0),
+            game_cells(&own, 0),
             own.iter().map(|t| read(t)).collect(),
-            cells(&german, 1),
+            game_cells(&german, 1),
             german.iter().map(|t| read(t)).collect(),
             &ReadOptions::default(),
         );

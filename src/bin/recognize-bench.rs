@@ -590,7 +590,7 @@ fn generated_sheets(
         let started = Instant::now();
         let sheet = Sheet::open(&image).map_err(|e| e.to_string())?;
         let read = read_game(
-            &[sheet],
+            std::slice::from_ref(&sheet),
             &[],
             reader,
             &ReadOptions {
@@ -642,7 +642,7 @@ fn generated_sheets(
                 serde_json::from_str(&text).map_err(|e| format!("{}: {e}", copy_path.display()))?;
             let copy_image = folder.join(copy_truth["image"].as_str().unwrap_or(""));
             let both = read_game(
-                &[Sheet::open(&image).map_err(|e| e.to_string())?],
+                std::slice::from_ref(&sheet),
                 &[Sheet::open(&copy_image).map_err(|e| e.to_string())?],
                 reader,
                 &ReadOptions {

@@ -1143,10 +1143,10 @@ impl Lattice {
             let dst_cell = self.nodes[edge.dst as usize].cell as usize;
             let slip = edge.steps.iter().any(|s| s.kind != StepKind::Written)
                 || dst_cell > next_cell + edge.steps.iter().filter(|s| s.cell.is_some()).count();
-            let misfit = edge.steps.iter().any(|s| {
-                let readings = s.cell.map_or(1, |c| cells[c as usize].readings());
-                s.fit < config.flag_fit_below * readings as f32
-            });
+            let misfit = edge
+                .steps
+                .iter()
+                .any(|s| config.misfits(s.fit, s.cell.map_or(1, |c| cells[c as usize].readings())));
             if slip || misfit {
                 troubled.extend(next_cell..dst_cell.max(next_cell + 1));
             }

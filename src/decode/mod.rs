@@ -129,6 +129,14 @@ pub struct DecoderConfig {
     pub language_abandon: f32,
 }
 
+impl DecoderConfig {
+    /// Whether a move fits its cell too poorly to go unflagged: worse than `flag_fit_below`
+    /// per reading (a cell read with the other player's copy adds two).
+    pub(crate) fn misfits(&self, fit: f32, readings: usize) -> bool {
+        fit < self.flag_fit_below * readings as f32
+    }
+}
+
 impl Default for DecoderConfig {
     fn default() -> DecoderConfig {
         DecoderConfig {
@@ -286,6 +294,25 @@ impl Game {
     /// Moves a reviewer should look at.
     pub fn flagged(&self) -> impl Iterator<Item = &DecodedMove> {
         self.moves.iter().filter(|m| m.flagged)
+    }
+
+    /// The moves, replayed from the start position.
+    pub fn played_moves(&self) -> Vec<shakmaty::Move> {
+        let mut position = self.start.position.clone();
+        let mut moves = Vec::with_capacity(self.moves.len());
+        for m in &self.moves {
+            let Some(played) = m
+                .uci
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(&position).ok())
+            else {
+                break;
+            };
+            position.play_unchecked(played);
+            moves.push(played);
+        }
+        moves
     }
 }
 
@@ -541,8 +568,7 @@ fn game_from_lattice<E: CellEvidence>(
                 flagged: confidence < config.flag_below
                     || step.kind != StepKind::Written
                     || unreadable
-                    || step.fit
-                        < config.flag_fit_below * evidence.map_or(1, |ev| ev.readings()) as f32,
+                    || config.misfits(step.fit, evidence.map_or(1, |ev| ev.readings())),
                 kind: step.kind,
                 draw_offer: evidence.is_some_and(|ev| ev.draw_offer()),
             });
