@@ -168,7 +168,7 @@ impl Default for DecoderConfig {
             rescue_beam_width: 1024,
             rescue_min_troubled: 5,
             rescue_margin: 25.0,
-            rescue_repair_from_best: 16,
+            rescue_repair_from_best: 32,
             rescue_back: 12,
             rescue_ahead: 4,
             temperature: 0.85,
