@@ -95,7 +95,7 @@ struct CellsArgs {
     #[arg(long)]
     read: bool,
     /// The cell reader (.onnx with its .json card beside it); default: the shipped
-    /// models/reader.onnx.
+    /// models/reader-int8.onnx.
     #[arg(long, value_name = "FILE", requires = "read")]
     model: Option<PathBuf>,
 }
@@ -139,7 +139,7 @@ struct ReadArgs {
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// The cell reader (.onnx with its .json card beside it); default: the shipped
-    /// models/reader.onnx.
+    /// models/reader-int8.onnx.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
     /// Also write the review page: one self-contained HTML file with every move's cell crop,

@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 use std::io::Cursor;
 
 use image::{DynamicImage, GrayImage, ImageFormat};
-use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position, Role, Square};
 
 use super::{review_note, PgnTags};
@@ -230,18 +229,13 @@ pub fn review_html(
     // Moves, with the board after each.
     let greys: Vec<GrayImage> = pages.iter().map(|p| p.image.to_luma8()).collect();
     let mut position = game.start.position.clone();
+    let played_moves = game.played_moves();
     let mut rows = String::new();
     for (i, m) in game.moves.iter().enumerate() {
-        let played = m
-            .uci
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&position).ok());
-        let last = played
-            .as_ref()
-            .map(|mv| (mv.from().unwrap_or(mv.to()), mv.to()));
+        let played = played_moves.get(i);
+        let last = played.map(|mv| (mv.from().unwrap_or(mv.to()), mv.to()));
         if let Some(mv) = played {
-            position.play_unchecked(mv);
+            position.play_unchecked(*mv);
         }
         let cell = m.cell.and_then(|c| cells.get(c));
         // The own sheet's cell, and below it the other player's for the same ply.
