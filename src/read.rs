@@ -353,6 +353,16 @@ fn fuse_copies(
     (cells, evidence, copy_language)
 }
 
+/// Whether a cell is read as written: the page stage found ink in it, or the reader read
+/// something there and the page has ink further on (`last_inked_ply`: the last cell the page
+/// stage found ink in, `None` for none). A faint pencil can fall under the page stage's ink
+/// bar where the reader still reads the move (a Norwegian pencil sheet: 53 of 80 written cells
+/// called empty); past the last inked cell the reader's guesses at empty boxes would be read
+/// as moves after the game's end.
+fn holds_writing(cell: &Cell, read: &str, last_inked_ply: Option<u32>) -> bool {
+    cell.ink || (!read.is_empty() && last_inked_ply.is_some_and(|last| cell.ply < last))
+}
+
 /// The cells of one sheet's pages in game order, with their evidence; `first_page` numbers
 /// the pages.
 fn read_pages(
@@ -370,6 +380,16 @@ fn read_pages(
         let readings = read_cells(reader, sheet, &found).map_err(|e| ReadError(e.to_string()))?;
         let mut by_ply: Vec<(Cell, CtcCell)> = found.cells.iter().cloned().zip(readings).collect();
         by_ply.sort_by_key(|(cell, _)| cell.ply);
+        // Every cell of a page before the last is inside the game.
+        let last_inked_ply = if index + 1 < sheets.len() {
+            Some(u32::MAX)
+        } else {
+            by_ply
+                .iter()
+                .filter(|(cell, _)| cell.ink)
+                .map(|(cell, _)| cell.ply)
+                .max()
+        };
         let mut expected_ply = 1;
         for (cell, reading) in by_ply {
             // A ply the page stage found no cell for is a blank, so later plies keep their place.
@@ -391,12 +411,13 @@ fn read_pages(
                 expected_ply += 1;
             }
             expected_ply = cell.ply + 1;
-            let (text, text_confidence) = if cell.ink {
+            let written = holds_writing(&cell, reading.text(), last_inked_ply);
+            let (text, text_confidence) = if written {
                 (reading.text().to_string(), reading.text_confidence())
             } else {
                 (String::new(), 0.0)
             };
-            evidence.push(if cell.ink {
+            evidence.push(if written {
                 CellReading::Read(reading.with_scale(options.evidence_scale))
             } else {
                 CellReading::Blank(TypedCell::new(""))
@@ -510,6 +531,28 @@ mod tests {
     use super::*;
     use crate::recognize::evidence::tests::read_as;
     use crate::recognize::Charset;
+
+    #[test]
+    fn a_faint_cell_the_reader_reads_is_written_inside_the_game_only() {
+        let cell = |ply: u32, ink: bool| Cell {
+            ply,
+            quad: [[0.0; 2]; 4],
+            bbox: [0.0; 4],
+            ink,
+            ink_share: if ink { 0.05 } else { 0.004 },
+        };
+        // The page stage's ink verdict stands, read or not.
+        assert!(holds_writing(&cell(7, true), "Nf3", Some(40)));
+        assert!(holds_writing(&cell(7, true), "", Some(40)));
+        // Too faint for the page stage, but read, before the last inked cell.
+        assert!(holds_writing(&cell(7, false), "Nf3", Some(40)));
+        // Nothing read: a blank.
+        assert!(!holds_writing(&cell(7, false), "", Some(40)));
+        // After the last inked cell, or on a page without ink, a reading is a guess.
+        assert!(!holds_writing(&cell(41, false), "e4", Some(40)));
+        assert!(!holds_writing(&cell(40, false), "e4", Some(40)));
+        assert!(!holds_writing(&cell(3, false), "e4", None));
+    }
 
     /// The moves of the copy tests' game.
     const EXCHANGE_RUY_LOPEZ: [&str; 14] = [
