@@ -574,13 +574,14 @@ mod tests {
         let read = reader();
         let texts = ["e4", "e5", "Nf3", "Nc6"];
         let evidence: Vec<CellReading> = texts.iter().map(|t| read(t)).collect();
-        let mut game = decode(
+        let decoded = decode(
             &evidence,
             &StartPosition::standard(),
             LanguageChoice::Auto,
             &DecoderConfig::default(),
         );
-        assert!(game.moves.iter().all(|m| !m.flagged));
+        assert!(decoded.moves.iter().all(|m| !m.flagged));
+        let mut game = decoded.clone();
         let mut cells = game_cells(&texts, 0);
         // The page stage called the third cell empty; the reader read it.
         cells[2].cell.ink = false;
@@ -589,12 +590,7 @@ mod tests {
         assert_eq!(flagged, [false, false, true, false]);
         assert_eq!(game.moves[2].san, "Nf3");
         // Where the other player's copy shows the move in ink, it is sure.
-        let mut game = decode(
-            &evidence,
-            &StartPosition::standard(),
-            LanguageChoice::Auto,
-            &DecoderConfig::default(),
-        );
+        let mut game = decoded;
         cells[2].copy = Some(Box::new(game_cell(1, 3, "Nf3")));
         flag_faint_readings(&mut game, &cells);
         assert!(game.moves.iter().all(|m| !m.flagged));
