@@ -39,7 +39,7 @@ impl Default for ReadOptions {
             start: StartPosition::standard(),
             language: LanguageChoice::Auto,
             page: PageOptions::default(),
-            decoder: DecoderConfig::default(),
+            decoder: DecoderConfig::for_handwriting(),
             evidence_scale: DEFAULT_EVIDENCE_SCALE,
         }
     }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use image::GrayImage;
-use scoresheet::decode::{line_score, search_loss, CellEvidence, DecoderConfig};
+use scoresheet::decode::{line_score, search_loss, CellEvidence};
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
@@ -70,7 +70,7 @@ fn main() {
 
 fn run(args: &Args) -> Result<(), String> {
     // Settings are checked before the model loads and the cells are read.
-    let mut decoder = DecoderConfig::default();
+    let mut decoder = ReadOptions::default().decoder;
     for setting in &args.overrides {
         let (name, value) = setting
             .split_once('=')
