@@ -262,10 +262,15 @@ fn fuse_copies(
     copy: Vec<CellReading>,
     options: &ReadOptions,
 ) -> (Vec<GameCell>, Vec<CellReading>, Option<&'static Language>) {
-    let alone = |evidence: &[CellReading]| {
-        decode(evidence, &options.start, options.language, &options.decoder)
+    // Flagged as the reader of the sheet alone would see it, faint cells included: a faint
+    // pencil is doubted as much as its flags say.
+    let alone = |evidence: &[CellReading], cells: &[GameCell]| {
+        let mut game = decode(evidence, &options.start, options.language, &options.decoder);
+        flag_faint_readings(&mut game, cells);
+        game
     };
-    let (own_game, copy_game) = rayon::join(|| alone(&own), || alone(&copy));
+    let (own_game, copy_game) =
+        rayon::join(|| alone(&own, &own_cells), || alone(&copy, &copy_cells));
     // A decoding that goes astray (a cascade after a player's skipped moves) would pair its
     // cells with the wrong plies: the sheet whose decoding doubts more of its moves is aligned
     // to the other's game instead, by the decoder's slips.
