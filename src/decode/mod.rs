@@ -14,6 +14,7 @@ mod prior;
 mod transcript;
 mod tree;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
 use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
@@ -470,20 +471,31 @@ fn decode_any_language<E: CellEvidence>(
     let first_best = decoded
         .first()
         .map_or(f32::NEG_INFINITY, |(l, _)| l.best_score());
-    let mut best: Option<(Lattice, &'static Language)> = None;
-    for (lattice, lang) in decoded {
-        if best.is_some() && lattice.best_score() < first_best - config.rescue_finalists_within {
-            break;
-        }
-        let lattice = lattice::rescued(lattice, cells, &start.position, lang, config);
-        if best
-            .as_ref()
-            .is_none_or(|(b, _)| lattice.best_score() > b.best_score())
-        {
-            best = Some((lattice, lang));
-        }
-    }
-    let (lattice, lang) = best.expect("the first language is decoded to the end");
+    let close = decoded
+        .iter()
+        .take_while(|(l, _)| l.best_score() >= first_best - config.rescue_finalists_within)
+        .count()
+        .max(1);
+    decoded.truncate(close);
+    // Rescues are the slow part of a hard sheet: the finalists' run side by side.
+    let rescued: Vec<(Lattice, &'static Language)> = decoded
+        .into_par_iter()
+        .map(|(lattice, lang)| {
+            let lattice = lattice::rescued(lattice, cells, &start.position, lang, config);
+            (lattice, lang)
+        })
+        .collect();
+    // The first of the best (the leader after the first search on a tie).
+    let (lattice, lang) = rescued
+        .into_iter()
+        .reduce(|best, next| {
+            if next.0.best_score() > best.0.best_score() {
+                next
+            } else {
+                best
+            }
+        })
+        .expect("the first language is decoded to the end");
     game_from_lattice(&lattice, cells, start, lang, config)
 }
 
