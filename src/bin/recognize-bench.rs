@@ -55,7 +55,8 @@ struct Args {
     /// Weight of the reader's evidence in the decoder (see `CtcCell::with_scale`).
     #[arg(long, default_value_t = DEFAULT_EVIDENCE_SCALE)]
     evidence_scale: f32,
-    /// Overrides a decoder setting, as decode-bench's `--set` (repeatable).
+    /// Overrides a decoder setting of `DecoderConfig::for_handwriting` (what `read` uses), as
+    /// decode-bench's `--set` does for the typed defaults (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     overrides: Vec<String>,
 }

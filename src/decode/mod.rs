@@ -477,7 +477,7 @@ fn decode_any_language<E: CellEvidence>(
         .count()
         .max(1);
     decoded.truncate(close);
-    // Rescues are the slow part of a hard sheet: the finalists' run side by side.
+    // Rescues are the slow part of a hard sheet: the finalists' rescues run side by side.
     let rescued: Vec<(Lattice, &'static Language)> = decoded
         .into_par_iter()
         .map(|(lattice, lang)| {
