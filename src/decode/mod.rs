@@ -522,29 +522,34 @@ fn letter_shape(c: char) -> char {
     }
 }
 
+/// The first character read in each cell that has one.
+fn first_letters<E: CellEvidence>(cells: &[E]) -> impl Iterator<Item = char> + '_ {
+    cells.iter().filter_map(|c| c.text().trim().chars().next())
+}
+
+/// The shapes ([`letter_shape`]) that `lang`'s piece letters begin with.
+fn letter_shapes(lang: &Language) -> Vec<char> {
+    lang.letters
+        .iter()
+        .flat_map(|v| v.iter().filter_map(|l| l.chars().next()))
+        .map(letter_shape)
+        .collect()
+}
+
 /// The language whose own script's letters (Armenian, Greek or Cyrillic, not drawn like a
 /// Latin capital) begin the most cells, if at least two. Such a letter is hard evidence: the
 /// reader writes it only where it saw it. Armenian piece letters are mostly read as Latin
 /// look-alikes, so an Armenian sheet ranks low by its letters and needs this way into the final.
 fn language_of_foreign_letters<E: CellEvidence>(cells: &[E]) -> Option<&'static Language> {
-    let foreign: Vec<char> = cells
-        .iter()
-        .filter_map(|c| c.text().trim().chars().next())
+    let foreign: Vec<char> = first_letters(cells)
         .map(letter_shape)
         .filter(|c| c.is_alphabetic() && !c.is_ascii())
         .collect();
     distinct_languages()
         .into_iter()
         .map(|lang| {
-            let votes = foreign
-                .iter()
-                .filter(|&&c| {
-                    lang.letters
-                        .iter()
-                        .flat_map(|v| v.iter().filter_map(|l| l.chars().next()))
-                        .any(|l| letter_shape(l) == c)
-                })
-                .count();
+            let shapes = letter_shapes(lang);
+            let votes = foreign.iter().filter(|c| shapes.contains(c)).count();
             (votes, lang)
         })
         .filter(|&(votes, _)| votes >= 2)
@@ -564,21 +569,14 @@ fn language_of_foreign_letters<E: CellEvidence>(cells: &[E]) -> Option<&'static 
 /// capitals are misreadings). Ties keep the table's order, so English leads when no cell has a
 /// piece letter.
 pub fn rank_languages_by_letters<E: CellEvidence>(cells: &[E]) -> Vec<(f32, &'static Language)> {
-    let leads: Vec<char> = cells
-        .iter()
-        .filter_map(|c| c.text().trim().chars().next())
+    let leads: Vec<char> = first_letters(cells)
         .filter(|&c| c.is_uppercase() && c != 'O')
         .map(letter_shape)
         .collect();
     let mut ranked: Vec<(f32, &'static Language)> = distinct_languages()
         .into_iter()
         .map(|lang| {
-            let shapes: Vec<char> = lang
-                .letters
-                .iter()
-                .flat_map(|v| v.iter().filter_map(|l| l.chars().next()))
-                .map(letter_shape)
-                .collect();
+            let shapes = letter_shapes(lang);
             let score: f32 = leads
                 .iter()
                 .map(|c| {
