@@ -30,6 +30,9 @@ struct Args {
     beam: Option<usize>,
     levels: Vec<&'static str>,
     overrides: Vec<(String, f32)>,
+    /// One game of the full run (language code, game index), replayed alone with the same
+    /// transcript as in the full run, to debug it.
+    only: Option<(String, usize)>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -47,6 +50,7 @@ fn parse_args() -> Result<Args, String> {
         beam: None,
         levels: Noise::LEVELS.iter().map(|n| n.name).collect(),
         overrides: Vec::new(),
+        only: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -74,6 +78,14 @@ fn parse_args() -> Result<Args, String> {
                     x.parse().map_err(|e| format!("--set {k}: {e}"))?,
                 ));
             }
+            "--only" => {
+                let v = value()?;
+                let (code, game) = v
+                    .split_once(':')
+                    .ok_or("--only takes LANG:GAME, e.g. no:7")?;
+                let game = game.parse().map_err(|e| format!("--only {v}: {e}"))?;
+                args.only = Some((code.to_string(), game));
+            }
             "--beam" => args.beam = Some(value()?.parse().map_err(|e| format!("--beam: {e}"))?),
             "--levels" => {
                 let v = value()?;
@@ -98,7 +110,7 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--help" | "-h" => {
-                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W]");
+                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W] [--only LANG:GAME (one game of the run, e.g. no:7)]");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}")),
@@ -478,6 +490,13 @@ fn main() {
             .map(|(li, &lang)| {
                 let mut tally = Tally::default();
                 for gi in 0..args.games {
+                    if args
+                        .only
+                        .as_ref()
+                        .is_some_and(|(code, only)| code != lang.code || *only != gi)
+                    {
+                        continue;
+                    }
                     let game = &games[(li * args.games + gi) % games.len()];
                     let moves = &game.moves[..game.moves.len().min(120)];
                     let mut rng = Rng::new(args.seed ^ ((li as u64) << 32) ^ gi as u64 ^ (noise.name.len() as u64 * 977));
