@@ -412,3 +412,75 @@ fn the_rescue_search_recovers_games_the_first_beam_lost() {
         "{right_without} -> {right_with}"
     );
 }
+
+#[test]
+fn a_swapped_pair_whose_later_move_fits_the_earlier_cell_is_found() {
+    // 5...d6 6.Be3 written as "Be3", "d6": Black's bishop can go to e3 too, so the swap shows
+    // only at the next cell, where White has no d6.
+    let start = StartPosition::standard();
+    let truth = [
+        "e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Qe7", "d3", "d6", "Be3", "Bb6", "Nbd2",
+        "Nf6", "O-O", "O-O",
+    ];
+    let mut written = truth.to_vec();
+    written.swap(9, 10);
+    let config = DecoderConfig {
+        rescue_beam_width: 0,
+        ..DecoderConfig::default()
+    };
+    let game = decode(&cells(&written), &start, english(), &config);
+    assert_eq!(sans(&game), truth);
+    assert_eq!(game.moves[9].kind, StepKind::Swapped);
+}
+
+#[test]
+fn the_rescue_follows_a_player_who_skipped_several_moves() {
+    let start = StartPosition::standard();
+    let without = DecoderConfig {
+        rescue_repair_below: DecoderConfig::default().repair_below,
+        rescue_repairs_per_alignment: 0,
+        rescue_alignment_quota: 0,
+        ..DecoderConfig::default()
+    };
+    let with = DecoderConfig::default();
+    let skipper = Noise {
+        name: "skipper",
+        skipped: 0.05,
+        ..Noise::MEDIUM
+    };
+    let (mut right_with, mut right_without, mut total) = (0, 0, 0);
+    for (i, game) in games(12).iter().enumerate() {
+        let moves = &game.moves[..game.moves.len().min(80)];
+        let mut rng = Rng::new(500 + i as u64);
+        let lang = &LANGUAGES[i % LANGUAGES.len()];
+        let t = write_transcript(
+            &start.position,
+            moves,
+            lang,
+            &Writer::random(&mut rng),
+            &skipper,
+            &mut rng,
+        );
+        let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
+        let fixed = LanguageChoice::Fixed(lang);
+        let a = correct_plies(
+            &decode(&cells, &start, fixed, &with),
+            moves,
+            CastlingMode::Standard,
+        );
+        let b = correct_plies(
+            &decode(&cells, &start, fixed, &without),
+            moves,
+            CastlingMode::Standard,
+        );
+        eprintln!("game {i} {}: {b} -> {a} of {}", lang.code, moves.len());
+        right_with += a;
+        right_without += b;
+        total += moves.len();
+    }
+    eprintln!("skipped moves: {right_without} -> {right_with} of {total} plies right");
+    assert!(
+        right_with > right_without,
+        "{right_without} -> {right_with}"
+    );
+}

@@ -442,8 +442,8 @@ pub(crate) fn rescue<E: CellEvidence>(
 ) -> Option<Lattice> {
     let troubled = first.troubled_cells(cells, config);
     // A slip or two is what players make; the first search explains those as well as a
-    // second would (measured on generated transcripts: a rescue after fewer than five troubled
-    // cells found a better game 10 times in 250).
+    // second would. Four troubled cells are where a rescue starts to pay for its time
+    // (decode-bench, medium noise: from three, +0.06 points for 40% more median time).
     if troubled.len() < config.rescue_min_troubled.max(1) || config.rescue_beam_width == 0 {
         return None;
     }
@@ -538,7 +538,19 @@ fn run_search<E: CellEvidence>(
                 width = width.max(config.rescue_beam_width);
                 margin = margin.max(config.rescue_margin);
             }
-            layer = admit(&mut lattice, candidates, cell as u32, width, margin, config);
+            let alignment_quota = if is_widened(cell - 1) {
+                config.rescue_alignment_quota
+            } else {
+                0
+            };
+            layer = admit(
+                &mut lattice,
+                candidates,
+                cell as u32,
+                (width, alignment_quota),
+                margin,
+                config,
+            );
             let best = layer
                 .first()
                 .map_or(f32::NEG_INFINITY, |&id| lattice.nodes[id as usize].best);
@@ -556,8 +568,21 @@ fn run_search<E: CellEvidence>(
         } else {
             config.repair_from_best
         };
+        // A rescue also repairs the best nodes of every alignment (plies played minus cells
+        // read): after a skipped move, the true world trails a crowd of worlds that explained
+        // the cells without it, and its nodes rank far below `repair_from_best`.
+        let (repair_below, repairs_per_alignment) = if is_widened(cell) {
+            (
+                config.rescue_repair_below,
+                config.rescue_repairs_per_alignment,
+            )
+        } else {
+            (config.repair_below, 0)
+        };
+        let mut alignment_ranks = AlignmentRanks::default();
         for (rank, &node_id) in layer.iter().enumerate() {
             let node = &lattice.nodes[node_id as usize];
+            let alignment_rank = alignment_ranks.next(node.ply, cell);
             let kids = search.children(&node.pos, node.last_to, node.ply);
             if kids.is_empty() {
                 // The game is over (mate or stalemate): whatever follows on the sheet is no move.
@@ -576,12 +601,13 @@ fn run_search<E: CellEvidence>(
                 continue;
             }
             let best_fit = search.extend(node_id, node, &kids, cell);
+            let may_repair = rank < repair_from_best || alignment_rank < repairs_per_alignment;
             let mut fits_nothing = best_fit <= cells[cell].unreadable_log_likelihood() + 1.0;
-            if rank < repair_from_best && cells[cell].is_illegible() {
+            if may_repair && cells[cell].is_illegible() {
                 // An illegible cell may hold no move at all (crossed out, a blank box).
                 search.junk_cell(node_id, node, &kids, cell);
             }
-            if best_fit >= config.repair_below || rank >= repair_from_best {
+            if best_fit >= repair_below || !may_repair {
                 if rank == 0 {
                     uninformative[cell] = fits_nothing;
                 }
@@ -617,7 +643,14 @@ fn run_search<E: CellEvidence>(
                 }
                 at = edge.src;
                 if repaired_ancestors.insert(at) {
-                    search.skip_before(at, &lattice.nodes[at as usize], cell - depth, cell);
+                    let ancestor = &lattice.nodes[at as usize];
+                    search.skip_before(at, ancestor, cell - depth, cell);
+                    if depth == 1 {
+                        // Or the cell before held the later move of a swapped pair, which fit
+                        // there by chance.
+                        let kids = search.children(&ancestor.pos, ancestor.last_to, ancestor.ply);
+                        search.swapped_pair(at, ancestor, &kids, cell - 1);
+                    }
                 }
             }
         }
@@ -803,7 +836,24 @@ impl<E: CellEvidence> Search<'_, E> {
         if !self.scorer.cells[cell].is_illegible() {
             self.junk_cell(node_id, node, kids, cell);
         }
-        // This cell and the next were written in swapped order.
+        self.swapped_pair(node_id, node, kids, cell);
+    }
+
+    /// Cells `cell` and `cell + 1` were written in swapped order: the move of `cell + 1` was
+    /// played first.
+    fn swapped_pair(&mut self, node_id: u32, node: &Node, kids: &[Child], cell: usize) {
+        if cell + 1 >= self.cells {
+            return;
+        }
+        let config = self.config;
+        let slips = &config.slips;
+        let base = node.best;
+        let written = |m: Move, cell: usize, kind: StepKind| Step {
+            m,
+            cell: Some(cell as u32),
+            kind,
+            fit: 0.0,
+        };
         let by_next = self.best_fits(&node.pos, kids, cell + 1, config.swap_candidates);
         for (first_fit, first, first_pos) in by_next {
             let chain = slips.swapped_cells + first.log_prior + first_fit;
@@ -971,16 +1021,31 @@ impl<E: CellEvidence> Search<'_, E> {
     }
 }
 
+/// Counts, over a layer's nodes or candidates taken best first, how many of the same alignment
+/// (plies played minus cells read) came before.
+#[derive(Default)]
+struct AlignmentRanks(HashMap<i64, usize>);
+
+impl AlignmentRanks {
+    /// The rank of a node at `ply` after `cell` cells among those of its alignment seen so far.
+    fn next(&mut self, ply: u32, cell: usize) -> usize {
+        let seen = self.0.entry(ply as i64 - cell as i64).or_insert(0);
+        *seen += 1;
+        *seen - 1
+    }
+}
+
 /// Keeps the best candidates of a layer as nodes, with their edges, replaying each kept
 /// candidate's position from its best edge. Besides the `width` best, the best candidate of
 /// each lineage that branched off 8, 16 or 32 edges back is kept (up to `lineage_extras`), so
 /// that a world which fell behind on a misread cell long ago survives until later cells can
-/// vindicate it.
+/// vindicate it; and the best `alignment_quota` of each alignment (plies played minus cells
+/// read), so that a world that skipped a move survives the crowd of worlds that did not.
 fn admit(
     lattice: &mut Lattice,
     candidates: HashMap<(u64, u32), Candidate>,
     cell: u32,
-    width: usize,
+    (width, alignment_quota): (usize, usize),
     margin: f32,
     config: &DecoderConfig,
 ) -> Vec<u32> {
@@ -999,6 +1064,7 @@ fn admit(
         Vec::with_capacity(width + config.lineage_extras);
     let mut seen: rustc_hash::FxHashSet<(usize, u32)> = Default::default();
     let mut extras = 0;
+    let mut alignment_ranks = AlignmentRanks::default();
     for (rank, cand) in list.into_iter().enumerate() {
         if cand.best < top - margin {
             break;
@@ -1008,12 +1074,15 @@ fn admit(
         for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
             new_lineage |= seen.insert((j, *ancestor));
         }
+        let alignment_rank = alignment_ranks.next(cand.ply, cell as usize);
         if rank < width {
             kept.push((cand, lineage));
         } else if new_lineage && extras < config.lineage_extras {
             extras += 1;
             kept.push((cand, lineage));
-        } else if extras >= config.lineage_extras {
+        } else if alignment_rank < alignment_quota {
+            kept.push((cand, lineage));
+        } else if extras >= config.lineage_extras && alignment_quota == 0 {
             break;
         }
     }

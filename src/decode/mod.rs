@@ -113,6 +113,15 @@ pub struct DecoderConfig {
     pub rescue_repair_from_best: usize,
     pub rescue_back: usize,
     pub rescue_ahead: usize,
+    /// In a rescue's layers: nodes whose best move fits their cell worse than this try slips
+    /// (as `repair_below` does elsewhere), the best `rescue_repairs_per_alignment` nodes of
+    /// every alignment (plies played minus cells read) try them as the best nodes do, and the
+    /// best `rescue_alignment_quota` candidates of every alignment are kept beyond the width.
+    /// A player who skipped a move or two leaves a true world that trails, for many cells,
+    /// a crowd of worlds that explained the same cells with cheaper slips.
+    pub rescue_repair_below: f32,
+    pub rescue_repairs_per_alignment: usize,
+    pub rescue_alignment_quota: usize,
     /// Scales log-scores before they become posteriors, so that confidences are calibrated.
     pub temperature: f32,
     /// Moves whose confidence is below this are flagged for review.
@@ -171,11 +180,14 @@ impl Default for DecoderConfig {
             swap_candidates: 3,
             row_skip_candidates: 4,
             rescue_beam_width: 1024,
-            rescue_min_troubled: 5,
+            rescue_min_troubled: 4,
             rescue_margin: 25.0,
             rescue_repair_from_best: 32,
             rescue_back: 12,
             rescue_ahead: 4,
+            rescue_repair_below: 0.0,
+            rescue_repairs_per_alignment: 16,
+            rescue_alignment_quota: 16,
             temperature: 0.85,
             flag_below: 0.8,
             flag_fit_below: -6.5,
@@ -199,13 +211,20 @@ impl DecoderConfig {
     /// Finalist languages within 10 nats of the leader are rescued too: an Armenian sheet
     /// whose piece letters were read as Latin ones reads 41 of 60 plies instead of 32 as
     /// Finnish (seed 99 96.6 → 96.9%; seed 100, real-dev and typed transcripts unchanged).
+    /// The rescue's per-alignment repairs and quota are off: on read sheets they changed no
+    /// move (seed 99) and nearly doubled the slowest sheets' time (p90 2.3 → 4.2 s), because
+    /// the wrong moves left there are the reader's, not the search's.
     pub fn for_handwriting() -> DecoderConfig {
+        let typed = DecoderConfig::default();
         DecoderConfig {
             beam_width: 64,
             rescue_min_troubled: 3,
             rescue_back: 20,
             rescue_finalists_within: 10.0,
-            ..DecoderConfig::default()
+            rescue_repair_below: typed.repair_below,
+            rescue_repairs_per_alignment: 0,
+            rescue_alignment_quota: 0,
+            ..typed
         }
     }
 
@@ -237,6 +256,9 @@ impl DecoderConfig {
             "rescue_repair_from_best" => self.rescue_repair_from_best = count,
             "rescue_back" => self.rescue_back = count,
             "rescue_ahead" => self.rescue_ahead = count,
+            "rescue_repair_below" => self.rescue_repair_below = value,
+            "rescue_repairs_per_alignment" => self.rescue_repairs_per_alignment = count,
+            "rescue_alignment_quota" => self.rescue_alignment_quota = count,
             "temperature" => self.temperature = value,
             "flag_below" => self.flag_below = value,
             "flag_fit_below" => self.flag_fit_below = value,
