@@ -107,8 +107,10 @@ pub struct DecoderConfig {
     /// beam width there (0: no second search), margin, how many nodes try slips, and how many
     /// cells before and after each troubled cell it covers.
     pub rescue_beam_width: usize,
-    /// Troubled cells a first search's best path needs before a rescue is tried.
+    /// Troubled cells a first search's best path needs before a rescue is tried, or slips
+    /// that shift the cells (skipped moves, junk cells, swapped pairs).
     pub rescue_min_troubled: usize,
+    pub rescue_min_slips: usize,
     pub rescue_margin: f32,
     pub rescue_repair_from_best: usize,
     pub rescue_back: usize,
@@ -181,6 +183,7 @@ impl Default for DecoderConfig {
             row_skip_candidates: 4,
             rescue_beam_width: 1024,
             rescue_min_troubled: 4,
+            rescue_min_slips: 2,
             rescue_margin: 25.0,
             rescue_repair_from_best: 32,
             rescue_back: 12,
@@ -253,6 +256,7 @@ impl DecoderConfig {
             "rescue_beam_width" => self.rescue_beam_width = count,
             "rescue_margin" => self.rescue_margin = value,
             "rescue_min_troubled" => self.rescue_min_troubled = count,
+            "rescue_min_slips" => self.rescue_min_slips = count,
             "rescue_repair_from_best" => self.rescue_repair_from_best = count,
             "rescue_back" => self.rescue_back = count,
             "rescue_ahead" => self.rescue_ahead = count,
