@@ -682,6 +682,16 @@ fn run_search<E: CellEvidence>(
     Some(lattice)
 }
 
+/// The step of move `m` read from `cell`, its fit still to be scored.
+fn written(m: Move, cell: usize, kind: StepKind) -> Step {
+    Step {
+        m,
+        cell: Some(cell as u32),
+        kind,
+        fit: 0.0,
+    }
+}
+
 impl<E: CellEvidence> Search<'_, E> {
     /// The moves of `pos`, reached after `ply` plies, that the search may play.
     fn children(&self, pos: &Chess, last_to: Option<Square>, ply: u32) -> Vec<Child> {
@@ -766,12 +776,6 @@ impl<E: CellEvidence> Search<'_, E> {
         let config = self.config;
         let slips = &config.slips;
         let base = node.best;
-        let written = |m: Move, cell: usize, kind: StepKind| Step {
-            m,
-            cell: Some(cell as u32),
-            kind,
-            fit: 0.0,
-        };
         let skipped = |m: Move| Step {
             m,
             cell: None,
@@ -863,12 +867,6 @@ impl<E: CellEvidence> Search<'_, E> {
         let config = self.config;
         let slips = &config.slips;
         let base = node.best;
-        let written = |m: Move, cell: usize, kind: StepKind| Step {
-            m,
-            cell: Some(cell as u32),
-            kind,
-            fit: 0.0,
-        };
         let by_next = self.best_fits(&node.pos, kids, cell + 1, config.swap_candidates);
         for (first_fit, first, first_pos) in by_next {
             let chain = slips.swapped_cells + first.log_prior + first_fit;
