@@ -484,3 +484,48 @@ fn the_rescue_follows_a_player_who_skipped_several_moves() {
         "{right_without} -> {right_with}"
     );
 }
+
+#[test]
+fn two_cell_shifting_slips_are_enough_to_start_a_rescue() {
+    let start = StartPosition::standard();
+    // Only the slip rule may start a rescue here.
+    let by_slips = DecoderConfig {
+        rescue_min_troubled: usize::MAX,
+        ..DecoderConfig::default()
+    };
+    let never = DecoderConfig {
+        rescue_min_slips: usize::MAX,
+        ..by_slips.clone()
+    };
+    let shifter = Noise {
+        name: "shifter",
+        skipped: 0.03,
+        swapped: 0.01,
+        junk_cell: 0.01,
+        ..Noise::MEDIUM
+    };
+    let (mut right_with, mut right_without, mut total) = (0, 0, 0);
+    for (i, game) in games(12).iter().enumerate() {
+        let moves = &game.moves[..game.moves.len().min(80)];
+        let mut rng = Rng::new(700 + i as u64);
+        let lang = &LANGUAGES[(3 * i) % LANGUAGES.len()];
+        let writer = Writer::random(&mut rng);
+        let t = write_transcript(&start.position, moves, lang, &writer, &shifter, &mut rng);
+        let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
+        let fixed = LanguageChoice::Fixed(lang);
+        let rescued = decode(&cells, &start, fixed, &by_slips);
+        let first = decode(&cells, &start, fixed, &never);
+        assert!(rescued.score >= first.score - 1e-3, "game {i}");
+        let a = correct_plies(&rescued, moves, CastlingMode::Standard);
+        let b = correct_plies(&first, moves, CastlingMode::Standard);
+        eprintln!("game {i} {}: {b} -> {a} of {}", lang.code, moves.len());
+        right_with += a;
+        right_without += b;
+        total += moves.len();
+    }
+    eprintln!("cell-shifting slips: {right_without} -> {right_with} of {total} plies right");
+    assert!(
+        right_with > right_without,
+        "{right_without} -> {right_with}"
+    );
+}
