@@ -433,51 +433,54 @@ fn a_swapped_pair_whose_later_move_fits_the_earlier_cell_is_found() {
     assert_eq!(game.moves[9].kind, StepKind::Swapped);
 }
 
+/// Plies read right from 12 master games written with `noise` (the `i`-th in language
+/// `LANGUAGES[lang_step * i]`, transcripts from seed `seed + i`) by `with` and by `without`,
+/// and the plies in all; asserts that `with` never scores below `without`.
+fn plies_right_with_and_without(
+    noise: &Noise,
+    seed: u64,
+    lang_step: usize,
+    with: &DecoderConfig,
+    without: &DecoderConfig,
+) -> (usize, usize, usize) {
+    let start = StartPosition::standard();
+    let (mut right_with, mut right_without, mut total) = (0, 0, 0);
+    for (i, game) in games(12).iter().enumerate() {
+        let moves = &game.moves[..game.moves.len().min(80)];
+        let mut rng = Rng::new(seed + i as u64);
+        let lang = &LANGUAGES[(lang_step * i) % LANGUAGES.len()];
+        let writer = Writer::random(&mut rng);
+        let t = write_transcript(&start.position, moves, lang, &writer, noise, &mut rng);
+        let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
+        let fixed = LanguageChoice::Fixed(lang);
+        let better = decode(&cells, &start, fixed, with);
+        let plain = decode(&cells, &start, fixed, without);
+        assert!(better.score >= plain.score - 1e-3, "game {i}");
+        let a = correct_plies(&better, moves, CastlingMode::Standard);
+        let b = correct_plies(&plain, moves, CastlingMode::Standard);
+        eprintln!("game {i} {}: {b} -> {a} of {}", lang.code, moves.len());
+        right_with += a;
+        right_without += b;
+        total += moves.len();
+    }
+    (right_with, right_without, total)
+}
+
 #[test]
 fn the_rescue_follows_a_player_who_skipped_several_moves() {
-    let start = StartPosition::standard();
     let without = DecoderConfig {
         rescue_repair_below: DecoderConfig::default().repair_below,
         rescue_repairs_per_alignment: 0,
         rescue_alignment_quota: 0,
         ..DecoderConfig::default()
     };
-    let with = DecoderConfig::default();
     let skipper = Noise {
         name: "skipper",
         skipped: 0.05,
         ..Noise::MEDIUM
     };
-    let (mut right_with, mut right_without, mut total) = (0, 0, 0);
-    for (i, game) in games(12).iter().enumerate() {
-        let moves = &game.moves[..game.moves.len().min(80)];
-        let mut rng = Rng::new(500 + i as u64);
-        let lang = &LANGUAGES[i % LANGUAGES.len()];
-        let t = write_transcript(
-            &start.position,
-            moves,
-            lang,
-            &Writer::random(&mut rng),
-            &skipper,
-            &mut rng,
-        );
-        let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
-        let fixed = LanguageChoice::Fixed(lang);
-        let a = correct_plies(
-            &decode(&cells, &start, fixed, &with),
-            moves,
-            CastlingMode::Standard,
-        );
-        let b = correct_plies(
-            &decode(&cells, &start, fixed, &without),
-            moves,
-            CastlingMode::Standard,
-        );
-        eprintln!("game {i} {}: {b} -> {a} of {}", lang.code, moves.len());
-        right_with += a;
-        right_without += b;
-        total += moves.len();
-    }
+    let (right_with, right_without, total) =
+        plies_right_with_and_without(&skipper, 500, 1, &DecoderConfig::default(), &without);
     eprintln!("skipped moves: {right_without} -> {right_with} of {total} plies right");
     assert!(
         right_with > right_without,
@@ -487,7 +490,6 @@ fn the_rescue_follows_a_player_who_skipped_several_moves() {
 
 #[test]
 fn two_cell_shifting_slips_are_enough_to_start_a_rescue() {
-    let start = StartPosition::standard();
     // Only the slip rule may start a rescue here.
     let by_slips = DecoderConfig {
         rescue_min_troubled: usize::MAX,
@@ -504,25 +506,8 @@ fn two_cell_shifting_slips_are_enough_to_start_a_rescue() {
         junk_cell: 0.01,
         ..Noise::MEDIUM
     };
-    let (mut right_with, mut right_without, mut total) = (0, 0, 0);
-    for (i, game) in games(12).iter().enumerate() {
-        let moves = &game.moves[..game.moves.len().min(80)];
-        let mut rng = Rng::new(700 + i as u64);
-        let lang = &LANGUAGES[(3 * i) % LANGUAGES.len()];
-        let writer = Writer::random(&mut rng);
-        let t = write_transcript(&start.position, moves, lang, &writer, &shifter, &mut rng);
-        let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
-        let fixed = LanguageChoice::Fixed(lang);
-        let rescued = decode(&cells, &start, fixed, &by_slips);
-        let first = decode(&cells, &start, fixed, &never);
-        assert!(rescued.score >= first.score - 1e-3, "game {i}");
-        let a = correct_plies(&rescued, moves, CastlingMode::Standard);
-        let b = correct_plies(&first, moves, CastlingMode::Standard);
-        eprintln!("game {i} {}: {b} -> {a} of {}", lang.code, moves.len());
-        right_with += a;
-        right_without += b;
-        total += moves.len();
-    }
+    let (right_with, right_without, total) =
+        plies_right_with_and_without(&shifter, 700, 3, &by_slips, &never);
     eprintln!("cell-shifting slips: {right_without} -> {right_with} of {total} plies right");
     assert!(
         right_with > right_without,
