@@ -78,6 +78,14 @@ pub(crate) struct Edge {
     pub steps: Steps,
 }
 
+impl Edge {
+    /// Whether the edge explains its cells by a slip that shifts them against the plies (a
+    /// skipped move or row, a junk cell, a swapped pair) rather than by moves written in turn.
+    fn is_slip(&self) -> bool {
+        self.steps.iter().any(|s| s.kind != StepKind::Written)
+    }
+}
+
 /// Generations back of the ancestors a node remembers: 1, 2, 4, … 32 (skip pointers).
 const LINEAGE_DEPTHS: usize = 6;
 
@@ -450,12 +458,7 @@ pub(crate) fn rescue<E: CellEvidence>(
     let slips = first
         .best_path()
         .iter()
-        .filter(|&&e| {
-            first.edges[e as usize]
-                .steps
-                .iter()
-                .any(|s| s.kind != StepKind::Written)
-        })
+        .filter(|&&e| first.edges[e as usize].is_slip())
         .count();
     let worth_it = troubled.len() >= config.rescue_min_troubled.max(1)
         || slips >= config.rescue_min_slips.max(1);
@@ -597,7 +600,12 @@ fn run_search<E: CellEvidence>(
         let mut alignment_ranks = AlignmentRanks::default();
         for (rank, &node_id) in layer.iter().enumerate() {
             let node = &lattice.nodes[node_id as usize];
-            let alignment_rank = alignment_ranks.next(node.ply, cell);
+            // Only a rescue's layers rank by alignment: the first search skips the bookkeeping.
+            let alignment_rank = if repairs_per_alignment > 0 {
+                alignment_ranks.next(node.ply, cell)
+            } else {
+                usize::MAX
+            };
             let kids = search.children(&node.pos, node.last_to, node.ply);
             if kids.is_empty() {
                 // The game is over (mate or stalemate): whatever follows on the sheet is no move.
@@ -1087,7 +1095,11 @@ fn admit(
         for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
             new_lineage |= seen.insert((j, *ancestor));
         }
-        let alignment_rank = alignment_ranks.next(cand.ply, cell as usize);
+        let alignment_rank = if alignment_quota > 0 {
+            alignment_ranks.next(cand.ply, cell as usize)
+        } else {
+            usize::MAX
+        };
         if rank < width {
             kept.push((cand, lineage));
         } else if new_lineage && extras < config.lineage_extras {
@@ -1223,7 +1235,7 @@ impl Lattice {
         for e in self.best_path() {
             let edge = &self.edges[e as usize];
             let dst_cell = self.nodes[edge.dst as usize].cell as usize;
-            let slip = edge.steps.iter().any(|s| s.kind != StepKind::Written)
+            let slip = edge.is_slip()
                 || dst_cell > next_cell + edge.steps.iter().filter(|s| s.cell.is_some()).count();
             let misfit = edge
                 .steps
