@@ -18,6 +18,10 @@ use scoresheet::start::StartPosition;
 use scoresheet::synth::camera::Capture;
 use scoresheet::synth::cells::{render_cells, CellOptions};
 use scoresheet::synth::glyphs::Part;
+use scoresheet::synth::hand::{
+    write_text, Hand, LetterSource, SchoolF, SchoolForms, Scripts, TextBox,
+};
+use scoresheet::synth::ink::InkLayer;
 use scoresheet::synth::layout::Layout;
 use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
 use scoresheet::synth::Rng;
@@ -262,4 +266,115 @@ fn every_part_of_the_material_draws_every_piece_letter() {
         let scripts = scripts().clone().part(part);
         assert_eq!(scripts.undrawable(&moves), Vec::<char>::new(), "{part:?}");
     }
+}
+
+/// The height and width of what `hand` writes for `text` in a 600 x 120 box, letter jitter
+/// and wobble off so that only the letter forms differ between two calls.
+fn written_box(scripts: &Scripts, hand: &Hand, text: &str) -> (f32, f32) {
+    let mut layer = InkLayer::new(0, 0, 600, 120);
+    let (_, _, width, height) = write_text(
+        &mut layer,
+        scripts,
+        hand,
+        text,
+        TextBox {
+            x: 0.0,
+            y: 0.0,
+            width: 600.0,
+            height: 120.0,
+        },
+        false,
+        &mut Rng::new(5),
+    )
+    .expect("the text is drawn");
+    (height, width)
+}
+
+#[test]
+fn school_hands_build_letters_from_other_letters_samples() {
+    let scripts = scripts().clone().part(Part::Training);
+    let mut rng = Rng::new(3);
+    let mut hand = std::iter::repeat_with(|| Hand::random(&scripts, &mut rng))
+        .find(|h| matches!(h.source, LetterSource::Glyphs { .. }))
+        .expect("some hands write with real glyphs");
+    (hand.jitter, hand.wobble, hand.slant, hand.size) = (0.0, 0.0, 0.0, 0.5);
+    let with = |school: SchoolForms| {
+        let mut writer = hand.clone();
+        writer.school = school;
+        writer
+    };
+    let plain = with(SchoolForms::default());
+
+    // `f4` spans the capital height; an f through the baseline or looped below it adds about
+    // 0.4 of it below.
+    let (plain_height, _) = written_box(&scripts, &plain, "f4");
+    for f in [SchoolF::BelowBaseline, SchoolF::Looped] {
+        let writer = with(SchoolForms {
+            f,
+            ..SchoolForms::default()
+        });
+        let (height, _) = written_box(&scripts, &writer, "f4");
+        assert!(
+            height > plain_height * 1.25,
+            "{f:?}: {height} vs {plain_height}"
+        );
+    }
+
+    // A letter built from two others is as wide as the two written close together, and never
+    // the letter's own sample.
+    let built_from = [
+        (
+            "d",
+            "cl",
+            SchoolForms {
+                d_as_c_and_stem: true,
+                ..SchoolForms::default()
+            },
+        ),
+        (
+            "B",
+            "l3",
+            SchoolForms {
+                b_as_stem_and_3: true,
+                ..SchoolForms::default()
+            },
+        ),
+        (
+            "h",
+            "ln",
+            SchoolForms {
+                h_as_stem_and_n: true,
+                ..SchoolForms::default()
+            },
+        ),
+    ];
+    for (letter, parts, school) in built_from {
+        let (_, built) = written_box(&scripts, &with(school), letter);
+        let (_, separate) = written_box(&scripts, &plain, parts);
+        let (_, own) = written_box(&scripts, &plain, letter);
+        assert!(
+            built < separate * 1.05,
+            "{letter}: {built} vs {parts} {separate}"
+        );
+        assert!(
+            built > separate * 0.7,
+            "{letter}: {built} vs {parts} {separate}"
+        );
+        assert_ne!(built, own, "{letter} is still drawn from its own sample");
+    }
+
+    // An open 4 is a y sample standing on the baseline: as tall as the printed 4, not
+    // hanging below it.
+    let open_4 = with(SchoolForms {
+        open_4: true,
+        ..SchoolForms::default()
+    });
+    let (open_height, _) = written_box(&scripts, &open_4, "4");
+    let (printed_height, _) = written_box(&scripts, &plain, "4");
+    assert!(
+        open_height < printed_height * 1.2,
+        "{open_height} vs {printed_height}"
+    );
+    let (y_height, _) = written_box(&scripts, &plain, "y");
+    assert_ne!(open_height, y_height);
 }

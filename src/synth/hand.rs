@@ -268,8 +268,120 @@ pub struct Hand {
     /// Elastic wobble, in glyph pixels.
     pub wobble: f32,
     pub align: Align,
+    /// Letters this writer builds the way some schools teach them (see [`SchoolForms`]).
+    pub school: SchoolForms,
     /// Which of a character's samples the writer uses (their own way of writing it).
     allograph_seed: u64,
+}
+
+/// Letter forms many school hands use and the glyph samples lack, each built from other
+/// letters' samples: a `d` made of a `c` and a tall stem, a `B` of a stem and a `3`, an `h` of
+/// a stem and an `n`, an `f` whose stem runs below the baseline or that loops above and below
+/// it, a `4` open at the top like a `y`. Real scoresheets are full of them, and a reader that
+/// never saw them reads `f4` as `g4` and `d5` as `a5`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SchoolForms {
+    pub d_as_c_and_stem: bool,
+    pub b_as_stem_and_3: bool,
+    pub h_as_stem_and_n: bool,
+    pub f: SchoolF,
+    pub open_4: bool,
+}
+
+/// How a writer makes an `f`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SchoolF {
+    /// As the glyph samples do: a hook on top, the stem standing on the baseline.
+    #[default]
+    Printed,
+    /// The stem runs down through the baseline.
+    BelowBaseline,
+    /// A loop above and a loop below the baseline, like a stem-and-loop `l` over its mirror.
+    Looped,
+}
+
+/// One part of a letter built from another letter's sample.
+struct Piece {
+    letter: char,
+    at: At,
+    /// Where the part sits instead of where its letter does.
+    placement: Option<Placement>,
+    flip: Flip,
+}
+
+/// Where a piece goes along the line.
+#[derive(Clone, Copy)]
+enum At {
+    /// Right of the piece before, overlapping it by this share of a capital height.
+    Beside(f32),
+    /// Where the piece before starts, above or below it.
+    Stacked,
+}
+
+const fn piece(letter: char, at: At, placement: Option<Placement>, flip: Flip) -> Piece {
+    Piece {
+        letter,
+        at,
+        placement,
+        flip,
+    }
+}
+
+const fn span(top: f32, bottom: f32) -> Option<Placement> {
+    Some(Placement {
+        top,
+        bottom,
+        width: None,
+    })
+}
+
+const D_AS_C_AND_STEM: &[Piece] = &[
+    piece('c', At::Beside(0.0), None, Flip::None),
+    piece('l', At::Beside(0.12), None, Flip::None),
+];
+const B_AS_STEM_AND_3: &[Piece] = &[
+    piece('l', At::Beside(0.0), None, Flip::None),
+    piece('3', At::Beside(0.08), None, Flip::None),
+];
+const H_AS_STEM_AND_N: &[Piece] = &[
+    piece('l', At::Beside(0.0), None, Flip::None),
+    piece('n', At::Beside(0.15), None, Flip::None),
+];
+const F_BELOW_BASELINE: &[Piece] = &[piece('f', At::Beside(0.0), span(1.02, -0.4), Flip::None)];
+const F_LOOPED: &[Piece] = &[
+    piece('l', At::Beside(0.0), span(1.02, 0.05), Flip::None),
+    piece('l', At::Stacked, span(0.2, -0.45), Flip::Vertical),
+];
+const OPEN_4: &[Piece] = &[piece('y', At::Beside(0.0), span(1.0, 0.0), Flip::None)];
+
+impl SchoolForms {
+    /// Drawn from the writer's own seed, so a hand's other habits stay what they were.
+    fn random(rng: &mut Rng) -> SchoolForms {
+        SchoolForms {
+            d_as_c_and_stem: rng.chance(0.25),
+            b_as_stem_and_3: rng.chance(0.12),
+            h_as_stem_and_n: rng.chance(0.2),
+            f: match rng.below(20) {
+                0..=8 => SchoolF::Printed,
+                9..=14 => SchoolF::BelowBaseline,
+                _ => SchoolF::Looped,
+            },
+            open_4: rng.chance(0.2),
+        }
+    }
+
+    /// The pieces this writer builds `c` from, if it is one of their school forms.
+    fn pieces(self, c: char) -> Option<&'static [Piece]> {
+        match c {
+            'd' if self.d_as_c_and_stem => Some(D_AS_C_AND_STEM),
+            'B' if self.b_as_stem_and_3 => Some(B_AS_STEM_AND_3),
+            'h' if self.h_as_stem_and_n => Some(H_AS_STEM_AND_N),
+            'f' if self.f == SchoolF::BelowBaseline => Some(F_BELOW_BASELINE),
+            'f' if self.f == SchoolF::Looped => Some(F_LOOPED),
+            '4' if self.open_4 => Some(OPEN_4),
+            _ => None,
+        }
+    }
 }
 
 /// Inks people fill in scoresheets with.
@@ -313,8 +425,14 @@ impl Hand {
                 7 => Align::Right,
                 _ => Align::Anywhere,
             },
+            school: SchoolForms::default(),
             allograph_seed: rng.next_u64(),
         };
+        // A font has its own letter forms; the school forms are built from glyph samples.
+        if matches!(hand.source, LetterSource::Glyphs { .. }) {
+            hand.school =
+                SchoolForms::random(&mut Rng::new(hand.allograph_seed ^ 0x5C40_01F0_4A5D_0001));
+        }
         // The pen is drawn from the hand's own seed, so the rest of a sheet's randomness is
         // what it was before fine pens were added.
         let mut pen = Rng::new(hand.allograph_seed ^ 0x5EED_F1E0_0BA1_1B01);
@@ -408,6 +526,32 @@ fn lay_out<'a>(
         let size = 1.0 + hand.jitter * (rng.unit() as f32 * 2.0 - 1.0);
         drift += hand.jitter * cap * (rng.unit() as f32 * 2.0 - 1.0) * 0.5;
         drift = drift.clamp(-0.25 * cap, 0.25 * cap);
+        if let Some(pieces) = hand.school.pieces(c) {
+            let (mut start, mut end) = (pen, pen);
+            for piece in pieces {
+                let x = match piece.at {
+                    At::Beside(overlap) => end - overlap * cap,
+                    At::Stacked => start,
+                };
+                let pen_at = Pen {
+                    x,
+                    drift,
+                    cap,
+                    size,
+                };
+                if let Some(mut shape) = choose(scripts, hand, piece.letter, rng) {
+                    if let Some(placement) = piece.placement {
+                        shape.placement = placement;
+                    }
+                    let (part, width) = place(hand, &shape, pen_at, 0.0, piece.flip, rng);
+                    placed.push(part);
+                    start = x;
+                    end = end.max(x + width);
+                }
+            }
+            pen = end + hand.spacing * cap;
+            continue;
+        }
         for &(part, lift) in parts {
             let pen_at = Pen {
                 x: pen,
