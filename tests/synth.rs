@@ -268,8 +268,8 @@ fn every_part_of_the_material_draws_every_piece_letter() {
     }
 }
 
-/// The height and width of what `hand` writes for `text` in a 600 x 120 box, letter jitter
-/// and wobble off so that only the letter forms differ between two calls.
+/// The height and width of what `hand` writes for `text` in a 600 x 120 box, always with the
+/// same random draws, so that two hands differing only in their letter forms can be compared.
 fn written_box(scripts: &Scripts, hand: &Hand, text: &str) -> (f32, f32) {
     let mut layer = InkLayer::new(0, 0, 600, 120);
     let (_, _, width, height) = write_text(
