@@ -527,29 +527,13 @@ fn lay_out<'a>(
         drift += hand.jitter * cap * (rng.unit() as f32 * 2.0 - 1.0) * 0.5;
         drift = drift.clamp(-0.25 * cap, 0.25 * cap);
         if let Some(pieces) = hand.school.pieces(c) {
-            let (mut start, mut end) = (pen, pen);
-            for piece in pieces {
-                let x = match piece.at {
-                    At::Beside(overlap) => end - overlap * cap,
-                    At::Stacked => start,
-                };
-                let pen_at = Pen {
-                    x,
-                    drift,
-                    cap,
-                    size,
-                };
-                if let Some(mut shape) = choose(scripts, hand, piece.letter, rng) {
-                    if let Some(placement) = piece.placement {
-                        shape.placement = placement;
-                    }
-                    let (part, width) = place(hand, &shape, pen_at, 0.0, piece.flip, rng);
-                    placed.push(part);
-                    start = x;
-                    end = end.max(x + width);
-                }
-            }
-            pen = end + hand.spacing * cap;
+            let at = Pen {
+                x: pen,
+                drift,
+                cap,
+                size,
+            };
+            pen = place_pieces(scripts, hand, pieces, at, &mut placed, rng) + hand.spacing * cap;
             continue;
         }
         for &(part, lift) in parts {
@@ -584,6 +568,35 @@ fn lay_out<'a>(
         pen += widest + hand.spacing * cap;
     }
     (placed, (pen - hand.spacing * cap).max(0.0))
+}
+
+/// Places a letter built from other letters' samples (a writer's school form), its first
+/// piece at `pen`; returns where the letter ends along the line.
+fn place_pieces<'a>(
+    scripts: &'a Scripts,
+    hand: &Hand,
+    pieces: &[Piece],
+    pen: Pen,
+    placed: &mut Vec<Placed<'a>>,
+    rng: &mut Rng,
+) -> f32 {
+    let (mut start, mut end) = (pen.x, pen.x);
+    for piece in pieces {
+        let x = match piece.at {
+            At::Beside(overlap) => end - overlap * pen.cap,
+            At::Stacked => start,
+        };
+        if let Some(mut shape) = choose(scripts, hand, piece.letter, rng) {
+            if let Some(placement) = piece.placement {
+                shape.placement = placement;
+            }
+            let (part, width) = place(hand, &shape, Pen { x, ..pen }, 0.0, piece.flip, rng);
+            placed.push(part);
+            start = x;
+            end = end.max(x + width);
+        }
+    }
+    end
 }
 
 /// Where the pen is when a character is drawn: its advance along the baseline, the line's
