@@ -602,14 +602,22 @@ fn generated_sheets(
         seconds.push(started.elapsed().as_secs_f64());
         let score = |read: &Result<GameRead, _>| match read {
             Ok(read) => {
+                // Judged over the plies played: a ply the decoded game lacks is flagged
+                // (nothing to trust there), and decoded plies beyond the game are not counted.
                 let judged: Vec<(bool, bool)> = played
                     .iter()
-                    .zip(&read.game.moves)
-                    .map(|(uci, m)| (*uci == m.uci, m.flagged))
+                    .enumerate()
+                    .map(|(ply, uci)| {
+                        let decoded = read.game.moves.get(ply);
+                        (
+                            decoded.is_some_and(|m| *uci == m.uci),
+                            decoded.is_none_or(|m| m.flagged),
+                        )
+                    })
                     .collect();
                 Tally {
                     right: judged.iter().filter(|(right, _)| *right).count(),
-                    flagged: read.game.moves.iter().filter(|m| m.flagged).count(),
+                    flagged: judged.iter().filter(|(_, flagged)| *flagged).count(),
                     flagged_right: judged.iter().filter(|&&(r, f)| r && f).count(),
                 }
             }
