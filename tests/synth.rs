@@ -347,6 +347,14 @@ fn school_hands_build_letters_from_other_letters_samples() {
                 ..SchoolForms::default()
             },
         ),
+        (
+            "x",
+            "cc",
+            SchoolForms {
+                x_as_two_arcs: true,
+                ..SchoolForms::default()
+            },
+        ),
     ];
     for (letter, parts, school) in built_from {
         let (_, built) = written_box(&scripts, &with(school), letter);
@@ -377,4 +385,41 @@ fn school_hands_build_letters_from_other_letters_samples() {
     );
     let (y_height, _) = written_box(&scripts, &plain, "y");
     assert_ne!(open_height, y_height);
+
+    // A king written as a lowercase k is drawn from a k sample, not a K one.
+    let lowercase_k = with(SchoolForms {
+        k_as_lowercase: true,
+        ..SchoolForms::default()
+    });
+    assert_eq!(
+        written_box(&scripts, &lowercase_k, "Ke7"),
+        written_box(&scripts, &plain, "ke7")
+    );
+    assert_ne!(
+        written_box(&scripts, &plain, "Ke7"),
+        written_box(&scripts, &plain, "ke7")
+    );
+}
+
+#[test]
+fn uneven_hands_leave_wider_gaps_between_some_letters() {
+    let scripts = scripts().clone().part(Part::Training);
+    let mut rng = Rng::new(4);
+    // A font hand draws each letter the same way every time: only the gaps differ.
+    let mut hand = std::iter::repeat_with(|| Hand::random(&scripts, &mut rng))
+        .take(100)
+        .find(|h| matches!(h.source, LetterSource::Font(_)))
+        .expect("some hands write in a handwriting font");
+    (hand.jitter, hand.wobble, hand.slant, hand.size) = (0.0, 0.0, 0.0, 0.5);
+    hand.gap_jitter = 0.0;
+    let (even_height, even_width) = written_box(&scripts, &hand, "Rxa3");
+    hand.gap_jitter = 0.8;
+    let (uneven_height, uneven_width) = written_box(&scripts, &hand, "Rxa3");
+    // Three gaps, each up to 0.8 of the capital height (at most 65 px here) wider.
+    assert!(
+        uneven_width > even_width + 5.0,
+        "{uneven_width} vs {even_width}"
+    );
+    assert!(uneven_width < even_width + 3.0 * 0.8 * 65.0);
+    assert_eq!(even_height, uneven_height);
 }

@@ -254,6 +254,9 @@ pub struct Hand {
     pub slant: f32,
     /// Gap between letters, in capital heights.
     pub spacing: f32,
+    /// Up to this much more (capital heights, drawn afresh for every gap): some writers
+    /// space their letters unevenly, `Rx   a3`, `Nc  3`.
+    pub gap_jitter: f32,
     /// Pen darkening at stroke edges (1 = as the glyph was drawn).
     pub pen_gain: f32,
     pub pen_broad: bool,
@@ -277,8 +280,9 @@ pub struct Hand {
 /// Letter forms many school hands use and the glyph samples lack, each built from other
 /// letters' samples: a `d` made of a `c` and a tall stem, a `B` of a stem and a `3`, an `h` of
 /// a stem and an `n`, an `f` whose stem runs below the baseline or that loops above and below
-/// it, a `4` open at the top like a `y`. Real scoresheets are full of them, and a reader that
-/// never saw them reads `f4` as `g4` and `d5` as `a5`.
+/// it, a `4` open at the top like a `y`, a `K` written as a lowercase `k`, an `x` as two arcs
+/// back to back. Real scoresheets are full of them, and a reader that never saw them reads
+/// `f4` as `g4`, `d5` as `a5` and `Ke7` as `he7`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SchoolForms {
     pub d_as_c_and_stem: bool,
@@ -286,6 +290,10 @@ pub struct SchoolForms {
     pub h_as_stem_and_n: bool,
     pub f: SchoolF,
     pub open_4: bool,
+    /// A king written as a lowercase `k`, which readers take for an `h`.
+    pub k_as_lowercase: bool,
+    /// A capture mark written as two arcs back to back, `ɔc`, as cursive hands make an `x`.
+    pub x_as_two_arcs: bool,
 }
 
 /// How a writer makes an `f`.
@@ -353,6 +361,11 @@ const F_LOOPED: &[Piece] = &[
     piece('l', At::Stacked, span(0.2, -0.45), Flip::Vertical),
 ];
 const OPEN_4: &[Piece] = &[piece('y', At::Beside(0.0), span(1.0, 0.0), Flip::None)];
+const K_AS_LOWERCASE: &[Piece] = &[piece('k', At::Beside(0.0), None, Flip::None)];
+const X_AS_TWO_ARCS: &[Piece] = &[
+    piece('c', At::Beside(0.0), None, Flip::Horizontal),
+    piece('c', At::Beside(0.05), None, Flip::None),
+];
 
 impl SchoolForms {
     /// Drawn from the writer's own seed, so a hand's other habits stay what they were.
@@ -367,6 +380,9 @@ impl SchoolForms {
                 _ => SchoolF::Looped,
             },
             open_4: rng.chance(0.2),
+            // Drawn last, so that the forms above stay what they were for every hand.
+            k_as_lowercase: rng.chance(0.15),
+            x_as_two_arcs: rng.chance(0.15),
         }
     }
 
@@ -379,6 +395,8 @@ impl SchoolForms {
             'f' if self.f == SchoolF::BelowBaseline => Some(F_BELOW_BASELINE),
             'f' if self.f == SchoolF::Looped => Some(F_LOOPED),
             '4' if self.open_4 => Some(OPEN_4),
+            'K' if self.k_as_lowercase => Some(K_AS_LOWERCASE),
+            'x' if self.x_as_two_arcs => Some(X_AS_TWO_ARCS),
             _ => None,
         }
     }
@@ -412,6 +430,7 @@ impl Hand {
             size: 0.48 + rng.unit() as f32 * 0.3,
             slant: (rng.unit() as f32 - 0.35) * 0.5,
             spacing: -0.04 + rng.unit() as f32 * 0.3,
+            gap_jitter: 0.0,
             pen_gain: 1.0 + rng.unit() as f32 * 1.2,
             pen_broad: rng.chance(0.3),
             pen_cut: 0.0,
@@ -440,6 +459,11 @@ impl Hand {
             hand.pen_gain = 1.0 + (hand.pen_gain - 1.0) * 0.25;
             hand.pen_broad = false;
             hand.pen_cut = 0.25 + pen.unit() as f32 * 0.35;
+        }
+        // Likewise the spacing habit; a hand that spaces evenly draws nothing more per gap.
+        let mut gaps = Rng::new(hand.allograph_seed ^ 0x6A95_0F1E_7E4B_0002);
+        if gaps.chance(0.3) {
+            hand.gap_jitter = 0.2 + gaps.unit() as f32 * 0.6;
         }
         hand
     }
@@ -515,6 +539,7 @@ fn lay_out<'a>(
     let mut placed = Vec::new();
     let mut pen = 0.0f32;
     let mut drift = 0.0f32;
+    let mut last_gap = 0.0f32;
     for c in text.chars() {
         if c == ' ' {
             pen += cap * 0.45;
@@ -533,7 +558,8 @@ fn lay_out<'a>(
                 cap,
                 size,
             };
-            pen = place_pieces(scripts, hand, pieces, at, &mut placed, rng) + hand.spacing * cap;
+            last_gap = gap(hand, cap, rng);
+            pen = place_pieces(scripts, hand, pieces, at, &mut placed, rng) + last_gap;
             continue;
         }
         for &(part, lift) in parts {
@@ -565,9 +591,20 @@ fn lay_out<'a>(
                 }
             }
         }
-        pen += widest + hand.spacing * cap;
+        last_gap = gap(hand, cap, rng);
+        pen += widest + last_gap;
     }
-    (placed, (pen - hand.spacing * cap).max(0.0))
+    (placed, (pen - last_gap).max(0.0))
+}
+
+/// The space a writer leaves after a letter, at capital height `cap` pixels.
+fn gap(hand: &Hand, cap: f32, rng: &mut Rng) -> f32 {
+    let uneven = if hand.gap_jitter > 0.0 {
+        hand.gap_jitter * rng.unit() as f32
+    } else {
+        0.0
+    };
+    (hand.spacing + uneven) * cap
 }
 
 /// Places a letter built from other letters' samples (a writer's school form), its first
