@@ -178,7 +178,8 @@ def export(run, stem):
     )
     card = {
         "name": os.path.basename(stem),
-        "version": f"step {state['step']}",
+        "version": (f"average of {', '.join(state['averaged'])}" if "averaged" in state
+                    else f"step {state['step']}"),
         "input": {"name": "image", "height": HEIGHT, "width": WIDTH, "ink": "(255 - grey) / 255"},
         "output": {"name": "log_probs", "blank": 0},
         "charset": charset,
@@ -188,6 +189,29 @@ def export(run, stem):
         json.dump(card, f, indent=2, ensure_ascii=False)
         f.write("\n")
     print(f"exported {stem}.onnx ({os.path.getsize(stem + '.onnx')} bytes) at step {state['step']}")
+
+
+def average(runs, out, val):
+    """Writes OUT/checkpoint.pt with the mean of the runs' weights (a "model soup": fine-tunes
+    of one reader average into one that reads better than either), measured on `val`."""
+    states = [torch.load(os.path.join(r, "checkpoint.pt"), map_location="cpu") for r in runs]
+    charset = states[0]["charset"]
+    if any(s["charset"] != charset for s in states):
+        raise SystemExit("the runs read different charsets: their weights cannot be averaged")
+    weights = {
+        k: sum(s["model"][k] for s in states) / len(states) if v.is_floating_point() else v
+        for k, v in states[-1]["model"].items()
+    }
+    model = Reader(len(charset) + 1)
+    model.load_state_dict(weights)
+    metrics = evaluate(model, *load_cells(val), charset) if val else {}
+    os.makedirs(out, exist_ok=True)
+    torch.save(
+        {"model": weights, "charset": charset, "metrics": metrics,
+         "step": states[-1]["step"], "averaged": [os.path.basename(os.path.normpath(r)) for r in runs]},
+        os.path.join(out, "checkpoint.pt"),
+    )
+    print(f"averaged {', '.join(runs)} into {out}: {metrics}")
 
 
 def warm_start(model, onnx_path, images):
@@ -259,6 +283,9 @@ def train(args):
     model = Reader(len(charset) + 1)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
+    if state and "averaged" in state:
+        raise SystemExit(f"{args.run} holds an average of runs, not a run to resume: "
+                         "export it and start a new run from it with --init-onnx")
     if state:
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
@@ -312,8 +339,12 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init-onnx", metavar="ONNX", help="start from an exported reader's weights (and charset)")
     parser.add_argument("--export", metavar="STEM", help="write STEM.onnx and STEM.json from the checkpoint")
+    parser.add_argument("--average", nargs="+", metavar="RUN",
+                        help="write --run's checkpoint as the mean of these runs' weights (measured on --val)")
     args = parser.parse_args()
-    if args.export:
+    if args.average:
+        average(args.average, args.run, args.val)
+    elif args.export:
         export(args.run, args.export)
     else:
         if not (args.train and args.val):
