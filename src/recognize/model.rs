@@ -148,16 +148,12 @@ impl Reader {
                 Session::builder(environment()?)
                     .and_then(|b| b.with_intra_threads(1).map_err(Into::into))
                     .and_then(|mut b| b.commit_from_file(model))
-                    .map(Mutex::new)
                     .map_err(|e| RecognizeError(format!("{name}: {e}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let session = sessions[0]
-            .lock()
-            .map_err(|_| RecognizeError(format!("{name}: the session is poisoned")))?;
         for (what, wanted, outlets) in [
-            ("input", &card.input.name, session.inputs()),
-            ("output", &card.output.name, session.outputs()),
+            ("input", &card.input.name, sessions[0].inputs()),
+            ("output", &card.output.name, sessions[0].outputs()),
         ] {
             if !outlets.iter().any(|o| o.name() == wanted.as_str()) {
                 return Err(RecognizeError(format!(
@@ -165,9 +161,8 @@ impl Reader {
                 )));
             }
         }
-        drop(session);
         Ok(Reader {
-            sessions,
+            sessions: sessions.into_iter().map(Mutex::new).collect(),
             card,
             charset,
         })
