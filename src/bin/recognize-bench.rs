@@ -16,7 +16,9 @@ use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Styl
 use scoresheet::page::{find_cells, PageOptions, Sheet};
 use scoresheet::read::{read_game, GameRead, ReadOptions};
 use scoresheet::recognize::ctc::latin_lookalike;
-use scoresheet::recognize::{shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
+use scoresheet::recognize::{
+    crop_cells, read_crops, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
+};
 use scoresheet::start::StartPosition;
 use scoresheet::synth::glyphs::npy_u8_payload;
 use shakmaty::san::San;
@@ -325,7 +327,7 @@ fn real(
             .unwrap_or(u32::MAX)
     });
     println!("\nreal-dev scans ({})", dir.display());
-    let (mut total, mut as_form, mut first, mut crop_cells) =
+    let (mut total, mut as_form, mut first, mut cells_read) =
         (Tally::default(), 0usize, 0usize, 0usize);
     let (mut cut_time, mut read_time) = (Duration::ZERO, Duration::ZERO);
     for game in &games {
@@ -340,17 +342,11 @@ fn real(
         let cells = find_cells(&sheet, &PageOptions::default()).map_err(|e| e.to_string())?;
         // What `read_cells` does, timed in its two parts: cutting the crops, running the model.
         let started = Instant::now();
-        let (width, height) = reader.input_size();
-        let crops = cells.crops(&sheet, width, height);
+        let crops = crop_cells(reader, &sheet, &cells);
         cut_time += started.elapsed();
-        let readings: Vec<CtcCell> = reader
-            .read(&crops)
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(CtcCell::new)
-            .collect();
+        let readings = read_crops(reader, &crops).map_err(|e| e.to_string())?;
         read_time += started.elapsed();
-        crop_cells += readings.len();
+        cells_read += readings.len();
         let mut tally = Tally::default();
         let (mut game_form, mut game_first) = (0, 0);
         for (cell, reading) in cells.cells.iter().zip(&readings) {
@@ -396,10 +392,10 @@ fn real(
     );
     println!("  (exact: the best path equals the move as the game records it; written form: it is");
     println!("  one of the ways an English player may write the true move)");
-    print_speed(crop_cells, read_time);
+    print_speed(cells_read, read_time);
     println!(
         "  of which cutting the crops from the scans: {:.3} ms per cell",
-        cut_time.as_secs_f64() * 1000.0 / crop_cells.max(1) as f64
+        cut_time.as_secs_f64() * 1000.0 / cells_read.max(1) as f64
     );
     decode_real(reader, &games, options, show_errors)
 }

@@ -14,6 +14,8 @@ pub use ctc::{Charset, Posteriors};
 pub use evidence::{CtcCell, DEFAULT_EVIDENCE_SCALE};
 pub use model::{shipped_model_path, ModelCard, Reader, RecognizeError};
 
+use image::GrayImage;
+
 use crate::page::{Cells, Sheet};
 
 /// Reads every cell of `cells` (found in `sheet`): one [`CtcCell`] per cell, in the order of
@@ -23,12 +25,18 @@ pub fn read_cells(
     sheet: &Sheet,
     cells: &Cells,
 ) -> Result<Vec<CtcCell>, RecognizeError> {
+    read_crops(reader, &crop_cells(reader, sheet, cells))
+        .map_err(|e| RecognizeError(format!("{}: {e}", sheet.name)))
+}
+
+/// The crops [`read_cells`] reads: each cell of `cells` cut from `sheet` at the reader's
+/// input size.
+pub fn crop_cells(reader: &Reader, sheet: &Sheet, cells: &Cells) -> Vec<GrayImage> {
     let (width, height) = reader.input_size();
-    let crops = cells.crops(sheet, width, height);
-    Ok(reader
-        .read(&crops)
-        .map_err(|e| RecognizeError(format!("{}: {e}", sheet.name)))?
-        .into_iter()
-        .map(CtcCell::new)
-        .collect())
+    cells.crops(sheet, width, height)
+}
+
+/// Reads crops made by [`crop_cells`]: one [`CtcCell`] per crop, in order.
+pub fn read_crops(reader: &Reader, crops: &[GrayImage]) -> Result<Vec<CtcCell>, RecognizeError> {
+    Ok(reader.read(crops)?.into_iter().map(CtcCell::new).collect())
 }

@@ -218,13 +218,12 @@ impl Reader {
             .map_err(|e| RecognizeError(format!("{}: {e}", self.card.name)))?;
         let failed = |e: ort::Error| RecognizeError(format!("{}: {e}", self.card.name));
         let tensor = TensorRef::from_array_view(&input).map_err(failed)?;
-        let poisoned = || RecognizeError("the reader failed in another thread".into());
         let free = self.sessions.iter().find_map(|s| s.try_lock().ok());
         let mut session = match free {
             Some(session) => session,
             None => self.sessions[hint % self.sessions.len()]
                 .lock()
-                .map_err(|_| poisoned())?,
+                .map_err(|_| RecognizeError("the reader failed in another thread".into()))?,
         };
         let outputs = session
             .run(ort::inputs![self.card.input.name.as_str() => tensor])
