@@ -195,6 +195,15 @@ pub fn read_game(
     }
     let mut game = decode(&evidence, &options.start, options.language, &decoder);
     flag_faint_readings(&mut game, &cells);
+    let copy_language = decoder.copy_language.unwrap_or(game.language);
+    for (cell, reading) in cells.iter_mut().zip(&evidence) {
+        let language = if cell.page < sheets.len() {
+            game.language
+        } else {
+            copy_language
+        };
+        read_in_letters(cell, reading, language, copy_language);
+    }
     Ok(GameRead {
         game,
         pages,
@@ -383,6 +392,25 @@ fn flag_faint_readings(game: &mut Game, cells: &[GameCell]) {
     }
 }
 
+/// Re-reads a written cell in the piece letters of its sheet (`own`; `copy` for the other
+/// player's cell of the same ply) once decoding has found them: the reader knows every
+/// language's letters, and where a hand is unclear it may read a letter of another script
+/// (`Фxf6` for `Qxf6` on an English sheet), which no player of the sheet wrote.
+fn read_in_letters(cell: &mut GameCell, reading: &CellReading, own: &Language, copy: &Language) {
+    match reading {
+        CellReading::Read(read) if !cell.text.is_empty() => {
+            (cell.text, cell.text_confidence) = read.text_in(own);
+        }
+        CellReading::BothCopies(mine, theirs) => {
+            read_in_letters(cell, mine, own, copy);
+            if let Some(copy_cell) = cell.copy.as_deref_mut() {
+                read_in_letters(copy_cell, theirs, copy, copy);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The cells of one sheet's pages in game order, with their evidence; `first_page` numbers
 /// the pages.
 fn read_pages(
@@ -550,7 +578,7 @@ mod tests {
 
     use super::*;
     use crate::recognize::evidence::tests::read_as;
-    use crate::recognize::Charset;
+    use crate::recognize::{Charset, Posteriors};
 
     #[test]
     fn a_faint_cell_the_reader_reads_is_written_inside_the_game_only() {
@@ -622,6 +650,74 @@ mod tests {
             &DecoderConfig::default(),
         );
         game.moves.into_iter().map(|m| m.san).collect()
+    }
+
+    #[test]
+    fn cells_are_reported_in_the_letters_of_the_language_decoded() {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNDSLTxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        // The queen of "Qd6" reads a little more like a German D (0.5) than a Q (0.4).
+        let frame = |choices: &[(char, f32)]| -> Vec<f32> {
+            let rest = (1.0 - choices.iter().map(|c| c.1).sum::<f32>()) / chars.len() as f32;
+            (0..charset.classes())
+                .map(|class| {
+                    let c = charset.char(class);
+                    choices
+                        .iter()
+                        .find(|(want, _)| Some(*want) == c)
+                        .map_or(rest, |(_, p)| *p)
+                        .ln()
+                })
+                .collect()
+        };
+        let blank: Vec<f32> = (0..charset.classes())
+            .map(|class| {
+                if class == 0 {
+                    0.9f32
+                } else {
+                    0.1 / chars.len() as f32
+                }
+                .ln()
+            })
+            .collect();
+        let mut logs = blank.clone();
+        for choices in [&[('D', 0.5), ('Q', 0.4)][..], &[('d', 0.9)], &[('6', 0.9)]] {
+            logs.extend(frame(choices));
+            logs.extend(frame(choices));
+            logs.extend(&blank);
+        }
+        let queen = CtcCell::new(Posteriors::new(Arc::clone(&charset), logs).unwrap());
+        assert_eq!(queen.text(), "Dd6");
+
+        let read = reader();
+        let mut evidence: Vec<CellReading> = EXCHANGE_RUY_LOPEZ.iter().map(|t| read(t)).collect();
+        evidence[9] = CellReading::Read(queen);
+        let mut texts = EXCHANGE_RUY_LOPEZ.to_vec();
+        texts[9] = "Dd6";
+        let mut cells = game_cells(&texts, 0);
+        let game = decode(
+            &evidence,
+            &StartPosition::standard(),
+            LanguageChoice::Auto,
+            &DecoderConfig::default(),
+        );
+        assert_eq!(game.language.code, "en");
+        for (cell, reading) in cells.iter_mut().zip(&evidence) {
+            read_in_letters(cell, reading, game.language, game.language);
+        }
+        let reported: Vec<&str> = cells.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(reported, EXCHANGE_RUY_LOPEZ);
+        // Its confidence is the reported text's, below the raw reading's.
+        let CellReading::Read(queen) = &evidence[9] else {
+            unreachable!("set above")
+        };
+        let reported_likelihood = queen.posteriors().log_likelihood(&['Q', 'd', '6']).exp();
+        assert!((cells[9].text_confidence - reported_likelihood).abs() < 1e-6);
+        assert!(cells[9].text_confidence < queen.text_confidence());
+        // Read as German, the same cell keeps its D.
+        let german = Language::by_code("de").unwrap();
+        read_in_letters(&mut cells[9], &evidence[9], german, german);
+        assert_eq!(cells[9].text, "Dd6");
     }
 
     /// Cells of `page` holding `texts`, one per ply from the first.

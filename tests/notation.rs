@@ -110,6 +110,40 @@ fn every_form_reads_back_to_the_moves_it_may_mean() {
 }
 
 #[test]
+fn every_form_is_written_in_its_languages_characters() {
+    let style = Style::default();
+    let mut positions = positions(8, 3);
+    // Promotions with and without capture, and en passant, which the games may not reach.
+    for fen in [
+        "1r5k/2P5/8/8/8/8/8/K7 w - - 0 1",
+        "k7/8/8/3pP3/8/8/8/K7 w - d6 0 2",
+    ] {
+        let setup: shakmaty::fen::Fen = fen.parse().expect("a valid FEN");
+        positions.push(
+            setup
+                .into_position(shakmaty::CastlingMode::Standard)
+                .expect("a legal position"),
+        );
+    }
+    for lang in LANGUAGES {
+        for pos in &positions {
+            for (_, facts) in legal_moves_with_facts(pos) {
+                for_each_form(&facts, lang, &style, &mut |text, _| {
+                    let outside: String = text.chars().filter(|&c| !lang.writes(c)).collect();
+                    assert!(outside.is_empty(), "{}: {text} holds {outside}", lang.code);
+                });
+            }
+        }
+    }
+    let english = Language::by_code("en").expect("English");
+    assert!("KQRBN".chars().all(|c| english.writes(c)));
+    assert!(!"DSTLCФКАԱ".chars().any(|c| english.writes(c)));
+    let russian = Language::by_code("ru").expect("Russian");
+    assert!("КрФЛС".chars().all(|c| russian.writes(c)));
+    assert!(!"KQRBN".chars().any(|c| russian.writes(c)));
+}
+
+#[test]
 fn known_written_forms() {
     let pos = Chess::default();
     let de = Language::by_code("de").unwrap();

@@ -229,9 +229,13 @@ fn generated(reader: &Reader, folder: &Path, limit: usize) -> Result<(), String>
     let mut by_language: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut all = Tally::default();
     let mut blanks = Tally::default();
+    let mut in_letters = Tally::default();
     for ((_, truth, language), posteriors) in cells.iter().zip(&posteriors) {
         let (read, _) = posteriors.best_path();
         all.add(&read, truth);
+        if let Some(lang) = Language::by_code(language) {
+            in_letters.add(&posteriors.best_path_in(|c| lang.writes(c)).0, truth);
+        }
         if truth.is_empty() {
             blanks.add(&read, truth);
         } else {
@@ -244,6 +248,8 @@ fn generated(reader: &Reader, folder: &Path, limit: usize) -> Result<(), String>
     }
     println!("  {}", blanks.line("(empty)"));
     println!("  {}", all.line("all"));
+    println!("  read in the letters of the cell's language (as a sheet's cells are reported):");
+    println!("  {}", in_letters.line("all"));
     print_speed(cells.len(), elapsed);
     Ok(())
 }
@@ -410,6 +416,7 @@ fn decode_real(
 ) -> Result<(), String> {
     println!("\nreal-dev scans read end to end (page, reader, decoder; language not given)");
     let (mut plies, mut right, mut flagged, mut flagged_right) = (0usize, 0usize, 0usize, 0usize);
+    let mut reported = Tally::default();
     let mut seconds = Vec::new();
     for game in games {
         let name = game
@@ -426,6 +433,11 @@ fn decode_real(
         if show_plies {
             let english = Language::by_code("en").ok_or("no English")?;
             print_decoding(&read, &truth[..on_page], english, options);
+        }
+        for cell in read.cells.iter().filter(|c| c.page == 0) {
+            if let Some((_, _, san)) = truth.get(cell.cell.ply as usize - 1) {
+                reported.add(&cell.text, san);
+            }
         }
         let (mut game_right, mut game_flagged) = (0, 0);
         for (ply, (position, played, _)) in truth.iter().take(on_page).enumerate() {
@@ -456,6 +468,10 @@ fn decode_real(
         100.0 * (right - flagged_right) as f64 / unflagged.max(1) as f64,
         seconds.get(seconds.len() / 2).copied().unwrap_or(0.0)
     );
+    println!(
+        "  cells as the report reads them (best path in the letters of the language decoded):"
+    );
+    println!("  {}", reported.line("all"));
     Ok(())
 }
 

@@ -25,6 +25,11 @@ pub const PIECE_ORDER: [Role; 5] = [
     Role::Knight,
 ];
 
+/// The characters of a move cell in every language: files, ranks, castling with letters or
+/// zeros, the capture, check, mate and promotion marks, long algebraic's dash, `e.p.` and the
+/// `(=)` of a draw offer.
+pub const NOTATION_MARKS: &str = "abcdefgh12345678O0x:-+#=/().p";
+
 impl Language {
     /// The usual letter(s) for a piece; `None` for the pawn, which has no letter in algebraic
     /// notation.
@@ -47,6 +52,17 @@ impl Language {
     /// Two languages that write every piece the same way produce identical scoresheets.
     pub fn same_letters(&self, other: &Language) -> bool {
         self.letters == other.letters
+    }
+
+    /// Whether a player of this language may write `c` in a move cell: one of its piece
+    /// letters, or a character every language's notation shares ([`NOTATION_MARKS`]).
+    pub fn writes(&self, c: char) -> bool {
+        NOTATION_MARKS.contains(c)
+            || self
+                .letters
+                .iter()
+                .flat_map(|variants| variants.iter())
+                .any(|letter| letter.contains(c))
     }
 
     /// Finds a language by its code (case-insensitive), e.g. `"ru"`.

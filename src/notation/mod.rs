@@ -11,7 +11,7 @@ mod language;
 pub use forms::{
     canonical, check_marks, for_each_body, for_each_form, Check, MoveFacts, Rivals, Style,
 };
-pub use language::{distinct_languages, Language, LANGUAGES, PIECE_ORDER};
+pub use language::{distinct_languages, Language, LANGUAGES, NOTATION_MARKS, PIECE_ORDER};
 
 use shakmaty::{Chess, Move, Position};
 

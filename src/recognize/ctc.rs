@@ -166,6 +166,40 @@ impl Posteriors {
         (text, log_p.exp())
     }
 
+    /// The best path through the characters `admits` lets in (and the blank): in every frame
+    /// the likeliest admitted class, a letter counting its lookalikes in other scripts
+    /// ([`LOOKALIKES`]) too, since the ink cannot tell them apart (on an English sheet a
+    /// frame 0.5 Cyrillic `К`, 0.3 Latin `K` reads `K`). With the path's probability (the
+    /// product of the frames' chosen classes), in 0..=1. For a cell of a sheet whose language
+    /// is known, this is the reading in that language's letters ([`crate::notation::Language::writes`]).
+    pub fn best_path_in(&self, admits: impl Fn(char) -> bool) -> (String, f32) {
+        let classes = self.charset.classes();
+        let admitted: Vec<usize> = (0..classes)
+            .filter(|&class| self.charset.char(class).is_none_or(&admits))
+            .collect();
+        let (mut text, mut log_p, mut previous) = (String::new(), 0.0f64, 0usize);
+        for (frame, logs) in self
+            .probs
+            .chunks_exact(classes)
+            .zip(self.log_probs.chunks_exact(classes))
+        {
+            let mass = |class: usize| frame[self.charset.representative[class]];
+            let Some(&best) = admitted.iter().max_by(|&&a, &&b| {
+                mass(a)
+                    .total_cmp(&mass(b))
+                    .then(logs[a].total_cmp(&logs[b]))
+            }) else {
+                continue;
+            };
+            log_p += mass(best).max(f64::MIN_POSITIVE).ln();
+            if best != 0 && best != previous {
+                text.extend(self.charset.char(best));
+            }
+            previous = best;
+        }
+        (text, log_p.exp().min(1.0) as f32)
+    }
+
     /// Natural-log likelihood that the cell shows `text`: the sum over every alignment of
     /// the text to the frames (forward algorithm), a letter with a lookalike in another
     /// script ([`LOOKALIKES`]) read as either. `-inf` when the text cannot be read here (a
@@ -429,5 +463,31 @@ mod tests {
         assert_eq!(p.best_path().0, "c");
         assert!(look_alike("Кc3", "Kc3") && look_alike("Кр", "Kp"));
         assert!(!look_alike("Кc3", "Nc3"));
+    }
+
+    #[test]
+    fn best_path_in_a_languages_letters() {
+        let charset = Arc::new(Charset::new(&['K', 'Ф', 'Q', 'c', 'К', '3']).unwrap());
+        // Frames: Ф 0.6 Q 0.3 | К 0.5 K 0.3 c 0.1 | blank 0.7 | c 0.5 К 0.4 | 3 0.9.
+        let frames: [[f32; 7]; 5] = [
+            [0.04, 0.02, 0.6, 0.3, 0.02, 0.01, 0.01],
+            [0.05, 0.3, 0.02, 0.02, 0.1, 0.5, 0.01],
+            [0.7, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05],
+            [0.02, 0.02, 0.02, 0.02, 0.5, 0.4, 0.02],
+            [0.02, 0.02, 0.02, 0.02, 0.01, 0.01, 0.9],
+        ];
+        let logs = frames.iter().flatten().map(|p| p.ln()).collect();
+        let p = Posteriors::new(charset, logs).unwrap();
+        assert_eq!(p.best_path().0, "ФКc3");
+        let english = |c: char| "KQRBNc3".contains(c);
+        let (text, probability) = p.best_path_in(english);
+        // Ф is not English: the queen is next; К and K are one letter, 0.8 of the frame.
+        assert_eq!(text, "QKc3");
+        let expected = 0.3f32 * 0.8 * 0.7 * 0.5 * 0.9;
+        assert!((probability - expected).abs() < 1e-4, "{probability}");
+        // Where both twins are admitted, the model's own choice stands.
+        assert_eq!(p.best_path_in(|_| true).0, "ФКc3");
+        // Nothing admitted: blanks only.
+        assert_eq!(p.best_path_in(|_| false).0, "");
     }
 }

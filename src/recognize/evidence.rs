@@ -9,6 +9,8 @@ use crate::decode::{
 
 use std::sync::Mutex;
 
+use crate::notation::Language;
+
 use rustc_hash::FxHashMap;
 
 use super::ctc::Posteriors;
@@ -62,6 +64,16 @@ impl CtcCell {
     /// The best path's probability (summed over its alignments), in 0..=1.
     pub fn text_confidence(&self) -> f32 {
         self.text_log_likelihood.exp()
+    }
+
+    /// The best path in the piece letters of `lang` ([`Posteriors::best_path_in`]), the
+    /// reading of a cell whose sheet's language is known, with its probability (summed over
+    /// its alignments), in 0..=1.
+    pub fn text_in(&self, lang: &Language) -> (String, f32) {
+        let (text, _) = self.posteriors.best_path_in(|c| lang.writes(c));
+        let chars: Vec<char> = text.chars().collect();
+        let probability = self.posteriors.log_likelihood(&chars).exp();
+        (text, probability)
     }
 
     pub fn posteriors(&self) -> &Posteriors {
