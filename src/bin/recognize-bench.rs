@@ -18,6 +18,7 @@ use scoresheet::read::{read_game, GameRead, ReadOptions};
 use scoresheet::recognize::ctc::latin_lookalike;
 use scoresheet::recognize::{
     crop_cells, read_crops, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
+    READING_BEAM,
 };
 use scoresheet::start::StartPosition;
 use scoresheet::synth::glyphs::npy_u8_payload;
@@ -234,7 +235,8 @@ fn generated(reader: &Reader, folder: &Path, limit: usize) -> Result<(), String>
         let (read, _) = posteriors.best_path();
         all.add(&read, truth);
         if let Some(lang) = Language::by_code(language) {
-            in_letters.add(&posteriors.best_path_in(|c| lang.writes(c)).0, truth);
+            let text = posteriors.likeliest_text_in(|c| lang.writes(c), READING_BEAM);
+            in_letters.add(&text, truth);
         }
         if truth.is_empty() {
             blanks.add(&read, truth);
@@ -469,7 +471,7 @@ fn decode_real(
         seconds.get(seconds.len() / 2).copied().unwrap_or(0.0)
     );
     println!(
-        "  cells as the report reads them (best path in the letters of the language decoded):"
+        "  cells as the report reads them (likeliest text in the letters of the language decoded):"
     );
     println!("  {}", reported.line("all"));
     Ok(())

@@ -166,38 +166,107 @@ impl Posteriors {
         (text, log_p.exp())
     }
 
-    /// The best path through the characters `admits` lets in (and the blank): in every frame
-    /// the likeliest admitted class, a letter counting its lookalikes in other scripts
-    /// ([`LOOKALIKES`]) too, since the ink cannot tell them apart (on an English sheet a
-    /// frame 0.5 Cyrillic `К`, 0.3 Latin `K` reads `K`). With the path's probability (the
-    /// product of the frames' chosen classes), in 0..=1. For a cell of a sheet whose language
-    /// is known, this is the reading in that language's letters ([`crate::notation::Language::writes`]).
-    pub fn best_path_in(&self, admits: impl Fn(char) -> bool) -> (String, f32) {
-        let classes = self.charset.classes();
-        let admitted: Vec<usize> = (0..classes)
-            .filter(|&class| self.charset.char(class).is_none_or(&admits))
-            .collect();
-        let (mut text, mut log_p, mut previous) = (String::new(), 0.0f64, 0usize);
-        for (frame, logs) in self
-            .probs
-            .chunks_exact(classes)
-            .zip(self.log_probs.chunks_exact(classes))
-        {
-            let mass = |class: usize| frame[self.charset.representative[class]];
-            let Some(&best) = admitted.iter().max_by(|&&a, &&b| {
-                mass(a)
-                    .total_cmp(&mass(b))
-                    .then(logs[a].total_cmp(&logs[b]))
-            }) else {
-                continue;
-            };
-            log_p += mass(best).max(f64::MIN_POSITIVE).ln();
-            if best != 0 && best != previous {
-                text.extend(self.charset.char(best));
-            }
-            previous = best;
+    /// The likeliest text through the characters `admits` lets in, by a prefix beam search:
+    /// frame by frame the `beam` likeliest beginnings of a text are kept, each summed over
+    /// every alignment to the frames so far (the best path follows one alignment only, so a
+    /// letter whose probability is split between frames or between twins may lose to the
+    /// blank there). A letter counts its lookalikes in other scripts ([`LOOKALIKES`]) when it
+    /// is the only one of them `admits` lets in. For a cell of a sheet whose language is
+    /// known, this is the reading in that language's letters
+    /// ([`crate::notation::Language::writes`]).
+    pub fn likeliest_text_in(&self, admits: impl Fn(char) -> bool, beam: usize) -> String {
+        /// A text's beginning: its classes and its probability so far, ending in a blank
+        /// frame or in a frame of its last letter.
+        struct Prefix {
+            labels: Vec<usize>,
+            blank: f64,
+            letter: f64,
         }
-        (text, log_p.exp().min(1.0) as f32)
+        fn add(prefixes: &mut Vec<Prefix>, labels: &[usize], blank: f64, letter: f64) {
+            match prefixes.iter_mut().find(|p| p.labels == labels) {
+                Some(p) => {
+                    p.blank += blank;
+                    p.letter += letter;
+                }
+                None => prefixes.push(Prefix {
+                    labels: labels.to_vec(),
+                    blank,
+                    letter,
+                }),
+            }
+        }
+        let classes = self.charset.classes();
+        let admitted: Vec<usize> = (1..classes)
+            .filter(|&class| self.charset.char(class).is_some_and(&admits))
+            .collect();
+        // Where a letter stands for its twins, its probability is their sum (held at the
+        // representative); else its own.
+        let mut stands_for_twins = vec![false; classes];
+        for &class in &admitted {
+            let twin = self.charset.representative[class];
+            stands_for_twins[class] = admitted
+                .iter()
+                .filter(|&&other| self.charset.representative[other] == twin)
+                .count()
+                == 1;
+        }
+        let mut prefixes = vec![Prefix {
+            labels: Vec::new(),
+            blank: 1.0,
+            letter: 0.0,
+        }];
+        for t in 0..self.frames {
+            let at = t * classes;
+            let mass = |class: usize| {
+                if stands_for_twins[class] {
+                    self.probs[at + self.charset.representative[class]]
+                } else {
+                    (self.log_probs[at + class] as f64).exp()
+                }
+            };
+            let blank = self.probs[at];
+            let letters: Vec<(usize, f64)> = admitted
+                .iter()
+                .map(|&class| (class, mass(class)))
+                .filter(|&(_, p)| p > 1e-4)
+                .collect();
+            let mut next: Vec<Prefix> = Vec::with_capacity(prefixes.len() * (letters.len() + 1));
+            for prefix in &prefixes {
+                let total = prefix.blank + prefix.letter;
+                add(&mut next, &prefix.labels, total * blank, 0.0);
+                let last = prefix.labels.last().copied();
+                if let Some(last) = last {
+                    add(&mut next, &prefix.labels, 0.0, prefix.letter * mass(last));
+                }
+                for &(class, p) in &letters {
+                    // The same letter twice needs a blank between.
+                    let before = if last == Some(class) {
+                        prefix.blank
+                    } else {
+                        total
+                    };
+                    let mut labels = prefix.labels.clone();
+                    labels.push(class);
+                    add(&mut next, &labels, 0.0, before * p);
+                }
+            }
+            next.sort_by(|a, b| (b.blank + b.letter).total_cmp(&(a.blank + a.letter)));
+            next.truncate(beam.max(1));
+            // Rescaled so that long cells stay in range; only the order matters.
+            let top = next[0].blank + next[0].letter;
+            if top > 0.0 {
+                for p in &mut next {
+                    p.blank /= top;
+                    p.letter /= top;
+                }
+            }
+            prefixes = next;
+        }
+        prefixes[0]
+            .labels
+            .iter()
+            .filter_map(|&class| self.charset.char(class))
+            .collect()
     }
 
     /// Natural-log likelihood that the cell shows `text`: the sum over every alignment of
@@ -466,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn best_path_in_a_languages_letters() {
+    fn likeliest_text_in_a_languages_letters() {
         let charset = Arc::new(Charset::new(&['K', 'Ф', 'Q', 'c', 'К', '3']).unwrap());
         // Frames: Ф 0.6 Q 0.3 | К 0.5 K 0.3 c 0.1 | blank 0.7 | c 0.5 К 0.4 | 3 0.9.
         let frames: [[f32; 7]; 5] = [
@@ -479,15 +548,58 @@ mod tests {
         let logs = frames.iter().flatten().map(|p| p.ln()).collect();
         let p = Posteriors::new(charset, logs).unwrap();
         assert_eq!(p.best_path().0, "ФКc3");
-        let english = |c: char| "KQRBNc3".contains(c);
-        let (text, probability) = p.best_path_in(english);
         // Ф is not English: the queen is next; К and K are one letter, 0.8 of the frame.
-        assert_eq!(text, "QKc3");
-        let expected = 0.3f32 * 0.8 * 0.7 * 0.5 * 0.9;
-        assert!((probability - expected).abs() < 1e-4, "{probability}");
-        // Where both twins are admitted, the model's own choice stands.
-        assert_eq!(p.best_path_in(|_| true).0, "ФКc3");
-        // Nothing admitted: blanks only.
-        assert_eq!(p.best_path_in(|_| false).0, "");
+        let english = |c: char| "KQRBNc3".contains(c);
+        assert_eq!(p.likeliest_text_in(english, 8), "QKc3");
+        // Where both twins are admitted, each counts alone.
+        assert_eq!(p.likeliest_text_in(|_| true, 8), "ФКc3");
+        // Nothing admitted: no letter.
+        assert_eq!(p.likeliest_text_in(|_| false, 8), "");
+    }
+
+    #[test]
+    fn likeliest_text_sums_alignments_the_best_path_misses() {
+        // Each frame: blank 0.4, a 0.35, b 0.25. The best path is two blanks (0.16), the
+        // text "a" has 0.35 * 0.35 + 2 * 0.35 * 0.4 = 0.4025.
+        let row = [0.4f32, 0.35, 0.25].map(f32::ln);
+        let p = Posteriors::new(charset(), [row, row].concat()).unwrap();
+        assert_eq!(p.best_path().0, "");
+        assert_eq!(p.likeliest_text_in(|_| true, 4), "a");
+    }
+
+    #[test]
+    fn likeliest_text_is_the_most_likely_of_all_texts() {
+        // Every text of up to 5 letters over {a, b}, scored by the forward algorithm, against
+        // the beam search (a beam wider than the texts there are is exhaustive).
+        let mut texts: Vec<Vec<char>> = vec![Vec::new()];
+        for length in 1..=5 {
+            for code in 0..1u32 << length {
+                texts.push(
+                    (0..length)
+                        .map(|i| if code >> i & 1 == 1 { 'b' } else { 'a' })
+                        .collect(),
+                );
+            }
+        }
+        let mut seed = 7u64;
+        let mut random = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 40) as f32 / (1u64 << 24) as f32 * 4.0 - 2.0
+        };
+        for _ in 0..50 {
+            let scores: Vec<[f32; 3]> = (0..5).map(|_| [random(), random(), random()]).collect();
+            let p = posteriors(&scores);
+            let best = texts
+                .iter()
+                .max_by(|a, b| p.log_likelihood(a).total_cmp(&p.log_likelihood(b)))
+                .unwrap();
+            let found: Vec<char> = p.likeliest_text_in(|_| true, 64).chars().collect();
+            assert!(
+                (p.log_likelihood(&found) - p.log_likelihood(best)).abs() < 1e-5,
+                "{found:?} against {best:?}"
+            );
+        }
     }
 }

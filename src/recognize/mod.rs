@@ -11,7 +11,7 @@ pub mod evidence;
 pub mod model;
 
 pub use ctc::{Charset, Posteriors};
-pub use evidence::{CtcCell, DEFAULT_EVIDENCE_SCALE};
+pub use evidence::{CtcCell, DEFAULT_EVIDENCE_SCALE, READING_BEAM};
 pub use model::{shipped_model_path, ModelCard, Reader, RecognizeError};
 
 use image::GrayImage;
