@@ -64,7 +64,9 @@ pub struct GameCell {
     pub page: usize,
     /// The cell as the page stage found it (its ply is the page's own).
     pub cell: Cell,
-    /// The reader's best path and its probability; empty for a cell without ink.
+    /// What the reader read and its probability: once [`read_game`] has decoded the game, the
+    /// likeliest text in the piece letters of the cell's sheet ([`CtcCell::text_in`]); before
+    /// that, the best path. Empty for a cell without ink.
     pub text: String,
     pub text_confidence: f32,
     /// The same ply's cell on the other player's copy (`read --copy`), when both sheets
