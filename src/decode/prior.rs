@@ -343,13 +343,16 @@ pub fn fit_prior(games: &[Vec<Move>], epochs: usize) -> ([f32; FEATURES], f64) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn probabilities_sum_to_one_and_favour_recapture() {
-        let pos: Chess = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
-            .parse::<shakmaty::fen::Fen>()
+    fn position(fen: &str) -> Chess {
+        fen.parse::<shakmaty::fen::Fen>()
             .unwrap()
             .into_position(shakmaty::CastlingMode::Standard)
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn probabilities_sum_to_one_and_favour_recapture() {
+        let pos = position("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
         let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
         let mut lp = Vec::new();
         MovePrior::default().log_probs(&pos, &moves, Some(Square::D5), &mut lp);
@@ -364,11 +367,7 @@ mod tests {
     fn attack_features_on_a_known_position() {
         // White: king e1, queen d1, bishop g1, knight d4 (attacked by the pawn e5). Black:
         // king e8, rook b8, pawns e5 and h5 (nothing defends h5).
-        let pos: Chess = "1r2k3/8/8/4p2p/3N4/8/8/3QK1B1 w - - 0 1"
-            .parse::<shakmaty::fen::Fen>()
-            .unwrap()
-            .into_position(shakmaty::CastlingMode::Standard)
-            .unwrap();
+        let pos = position("1r2k3/8/8/4p2p/3N4/8/8/3QK1B1 w - - 0 1");
         let threats = AttackMap::of(&pos);
         let named = |name: &str| FEATURE_NAMES.iter().position(|n| *n == name).unwrap();
         let lesser = named("to a square a lesser enemy piece attacks");
@@ -405,11 +404,7 @@ mod tests {
         }
         // A queen leaving d5 for d1 with check: the rook b1 attacks d1, and the rook d8,
         // behind the queen's old square, defends it.
-        let pos: Chess = "3r2k1/8/8/3q4/8/8/8/1R4K1 b - - 0 1"
-            .parse::<shakmaty::fen::Fen>()
-            .unwrap()
-            .into_position(shakmaty::CastlingMode::Standard)
-            .unwrap();
+        let pos = position("3r2k1/8/8/3q4/8/8/8/1R4K1 b - - 0 1");
         let m = "d5d1"
             .parse::<shakmaty::uci::UciMove>()
             .unwrap()
