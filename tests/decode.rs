@@ -2,15 +2,16 @@
 //! hand-made slips.
 
 use scoresheet::decode::{
-    decode, line_score, DecoderConfig, EndState, Game, LanguageChoice, MovePrior, StepKind,
-    Transcript, TypedCell,
+    decode, line_score, DecoderConfig, EndState, Game, LanguageChoice, StepKind, Transcript,
+    TypedCell,
 };
 use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::report::{to_json, to_pgn, PgnTags};
 use scoresheet::start::StartPosition;
+use scoresheet::synth::sheet::prior_game;
 use scoresheet::synth::{write_transcript, Noise, Rng, Writer};
-use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Move, Position};
+use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Move};
 
 fn games(n: usize) -> Vec<PgnGame> {
     let path = shared_data_dir().join("games/masters.pgn.gz");
@@ -239,29 +240,6 @@ fn mate_and_draw_offer_and_result() {
     );
 }
 
-/// Games from a start no collection covers, drawn from the move prior: plausible moves, as
-/// players make them (uniformly random moves hang a piece nearly every move, which no player
-/// of any strength does: the prior fitted on club players' HCS games weighs a hanging move as
-/// the one fitted on Lichess does).
-fn prior_game(start: &Chess, plies: usize, rng: &mut Rng) -> Vec<Move> {
-    let prior = MovePrior::default();
-    let mut pos = start.clone();
-    let (mut moves, mut log_probs, mut last_to) = (Vec::new(), Vec::new(), None);
-    for _ in 0..plies {
-        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
-        if legal.is_empty() {
-            break;
-        }
-        prior.log_probs(&pos, &legal, last_to, &mut log_probs);
-        let weights: Vec<f64> = log_probs.iter().map(|l| (*l as f64).exp()).collect();
-        let m = legal[rng.weighted(&weights)];
-        last_to = Some(m.to());
-        pos.play_unchecked(m);
-        moves.push(m);
-    }
-    moves
-}
-
 #[test]
 fn chess960_starts_decode_with_their_castling() {
     let config = DecoderConfig::default();
@@ -269,6 +247,8 @@ fn chess960_starts_decode_with_their_castling() {
     for n in [0, 3, 100, 518, 777, 959] {
         let start = StartPosition::chess960(n).unwrap();
         let mut rng = Rng::new(n as u64);
+        // Drawn from the move prior, as the sheet generator draws them: uniformly random moves
+        // hang a piece nearly every move, which no player of any strength does.
         let moves = prior_game(&start.position, 60, &mut rng);
         castled += moves.iter().filter(|m| m.is_castle()).count();
         let t = write_transcript(

@@ -82,8 +82,9 @@ pub fn pick_game(games: &[PgnGame], rng: &mut Rng) -> Option<SheetGame> {
     })
 }
 
-/// A game of up to `plies` moves drawn from the move prior (plausible, not strong).
-fn prior_game(start: &Chess, plies: usize, rng: &mut Rng) -> Vec<Move> {
+/// A game of up to `plies` moves drawn from the move prior (plausible, not strong), for starts
+/// no game collection covers.
+pub fn prior_game(start: &Chess, plies: usize, rng: &mut Rng) -> Vec<Move> {
     let prior = MovePrior::default();
     let mut pos = start.clone();
     let mut moves = Vec::new();
