@@ -120,6 +120,21 @@ pub fn distance_to_segment(point: Point, a: Point, b: Point) -> f32 {
     ((point[0] - x).powi(2) + (point[1] - y).powi(2)).sqrt()
 }
 
+/// Whether `point` lies inside the convex quadrilateral `quad` (either winding; a point on
+/// a side counts as inside).
+pub fn convex_quad_contains(quad: &Quad, point: Point) -> bool {
+    let sides = (0..4).map(|i| {
+        let (a, b) = (quad[i], quad[(i + 1) % 4]);
+        (b[0] - a[0]) * (point[1] - a[1]) - (b[1] - a[1]) * (point[0] - a[0])
+    });
+    let (mut left, mut right) = (false, false);
+    for cross in sides {
+        left |= cross > 0.0;
+        right |= cross < 0.0;
+    }
+    !(left && right)
+}
+
 /// `[x, y, w, h]` around a quadrilateral.
 pub fn bounding_box(quad: &Quad) -> [f32; 4] {
     let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
@@ -204,6 +219,21 @@ pub fn quad_iou(a: &Quad, b: &Quad) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn convex_quad_contains_known_points() {
+        let clockwise: Quad = [[0.0, 0.0], [10.0, 1.0], [9.0, 10.0], [1.0, 9.0]];
+        let mut counter_clockwise = clockwise;
+        counter_clockwise.reverse();
+        for quad in [clockwise, counter_clockwise] {
+            assert!(convex_quad_contains(&quad, [5.0, 5.0]));
+            assert!(convex_quad_contains(&quad, [0.0, 0.0]));
+            assert!(!convex_quad_contains(&quad, [5.0, 0.0]));
+            assert!(!convex_quad_contains(&quad, [11.0, 5.0]));
+            assert!(!convex_quad_contains(&quad, [-1.0, 5.0]));
+            assert!(!convex_quad_contains(&quad, [5.0, 11.0]));
+        }
+    }
 
     #[test]
     fn distance_to_segment_of_known_points() {

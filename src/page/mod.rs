@@ -368,16 +368,19 @@ fn round_point([x, y]: Point) -> Value {
 }
 
 impl Cells {
-    /// Whether a block's corner lies within a row's height of the page's outline. A printed
-    /// table has margins around it, so such a table is cut short by an outline found wrong.
+    /// Whether a block's corner lies outside the page's outline or within a row's height of
+    /// it. A printed table has margins around it, so such a table is cut short by an outline
+    /// found wrong (a shadow's edge taken for the sheet's, the table found again past it).
     fn table_reaches_page_edge(&self) -> bool {
         let page = &self.page_quad;
         self.blocks.iter().any(|block| {
             let row_height = geometry::mean_sides(&block.quad).1 / block.rows.max(1) as f32;
             block.quad.iter().any(|&corner| {
-                (0..4).any(|i| {
-                    geometry::distance_to_segment(corner, page[i], page[(i + 1) % 4]) < row_height
-                })
+                !geometry::convex_quad_contains(page, corner)
+                    || (0..4).any(|i| {
+                        geometry::distance_to_segment(corner, page[i], page[(i + 1) % 4])
+                            < row_height
+                    })
             })
         })
     }
