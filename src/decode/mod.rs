@@ -23,7 +23,7 @@ pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
 pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
 pub use lattice::{SearchLoss, StepKind};
-pub use prior::{fit_prior, MovePrior, FEATURE_NAMES as PRIOR_FEATURE_NAMES};
+pub use prior::{fit_prior, MovePrior, ATTACK_FEATURES, FEATURE_NAMES as PRIOR_FEATURE_NAMES};
 pub use transcript::{Transcript, TranscriptError};
 pub use tree::{OpeningTree, TREE_MIN_GAMES, TREE_MIN_MOVE, TREE_PLIES};
 
@@ -256,6 +256,12 @@ impl DecoderConfig {
             "repair_below" => self.repair_below = value,
             "repair_from_best" => self.repair_from_best = count,
             "prior_weight" => self.prior_weight = value,
+            // Multiplies the weights of the attack-map features (the last seven of the prior).
+            "prior_attack_scale" => {
+                for weight in &mut self.prior.weights[ATTACK_FEATURES] {
+                    *weight *= value;
+                }
+            }
             "book_bonus" => self.book_bonus = value,
             "tree_strength" => self.tree_strength = value,
             "skip_lookback" => self.skip_lookback = count,
@@ -831,7 +837,17 @@ mod tests {
         config.set("beam_width", 7.9).unwrap();
         config.set("skipped_move", -3.0).unwrap();
         config.set("temperature", 0.5).unwrap();
+        config.set("prior_attack_scale", 0.5).unwrap();
         assert_eq!(config.beam_width, 7);
+        let fitted = MovePrior::default().weights;
+        for (i, (&scaled, &weight)) in config.prior.weights.iter().zip(&fitted).enumerate() {
+            let expected = if ATTACK_FEATURES.contains(&i) {
+                weight * 0.5
+            } else {
+                weight
+            };
+            assert_eq!(scaled, expected, "{}", PRIOR_FEATURE_NAMES[i]);
+        }
         assert_eq!(config.slips.skipped_move, -3.0);
         assert_eq!(config.temperature, 0.5);
         let error = config.set("beam_wdth", 1.0).unwrap_err();

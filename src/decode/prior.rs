@@ -7,6 +7,9 @@ use shakmaty::{attacks, Bitboard, Chess, Color, Move, Piece, Position, Role, Squ
 /// How many features describe a move.
 pub const FEATURES: usize = 24;
 
+/// The features read off the attack map (who attacks and defends each square).
+pub const ATTACK_FEATURES: std::ops::Range<usize> = 17..FEATURES;
+
 /// Names of the features, in order, for reports.
 pub const FEATURE_NAMES: [&str; FEATURES] = [
     "knight",
