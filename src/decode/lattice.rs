@@ -475,7 +475,8 @@ pub(crate) fn rescue<E: CellEvidence>(
 }
 
 /// `first`, or the lattice of a second search around the cells where its best path struggled
-/// ([`rescue`]) when that finds a likelier game: the lattice the decoder reads its game from.
+/// ([`rescue`]) when that finds a likelier game, or of a third, wider one where the second
+/// still struggles (`rescue_escalation_troubled`): the lattice the decoder reads its game from.
 pub(crate) fn rescued<E: CellEvidence>(
     first: Lattice,
     cells: &[E],
@@ -483,10 +484,26 @@ pub(crate) fn rescued<E: CellEvidence>(
     lang: &Language,
     config: &DecoderConfig,
 ) -> Lattice {
-    match rescue(&first, cells, start, lang, config) {
+    let mut best = match rescue(&first, cells, start, lang, config) {
         Some(second) if second.best_score() > first.best_score() => second,
         _ => first,
+    };
+    let escalate = config.rescue_escalation_troubled > 0
+        && config.rescue_escalation_width > config.rescue_beam_width
+        && best.troubled_cells(cells, config).len() >= config.rescue_escalation_troubled;
+    if escalate {
+        let wider = DecoderConfig {
+            rescue_beam_width: config.rescue_escalation_width,
+            rescue_min_troubled: 1,
+            ..config.clone()
+        };
+        if let Some(third) = rescue(&best, cells, start, lang, &wider) {
+            if third.best_score() > best.best_score() {
+                best = third;
+            }
+        }
     }
+    best
 }
 
 /// The search itself. `widened[c]`: the layer after cell `c` is searched as [`rescue`] says.

@@ -144,6 +144,12 @@ pub struct DecoderConfig {
     /// rescued too ([`lattice::rescue`]), and the best rescued reading wins; negative: only the
     /// best is.
     pub rescue_finalists_within: f32,
+    /// A third search, `rescue_escalation_width` wide, where the rescue's best path still
+    /// struggles in at least `rescue_escalation_troubled` cells (0: never). A hard hand
+    /// leaves a thousand worlds within a few nats of each other early in the game, and the
+    /// true one, ten nats behind there, is pruned before the cells that prove it come.
+    pub rescue_escalation_troubled: usize,
+    pub rescue_escalation_width: usize,
 }
 
 impl DecoderConfig {
@@ -202,6 +208,8 @@ impl Default for DecoderConfig {
             language_margin: 12.0,
             language_abandon: 30.0,
             rescue_finalists_within: -1.0,
+            rescue_escalation_troubled: 0,
+            rescue_escalation_width: 4096,
         }
     }
 }
@@ -232,6 +240,7 @@ impl DecoderConfig {
             rescue_min_troubled: 3,
             rescue_back: 20,
             rescue_finalists_within: 10.0,
+            rescue_escalation_troubled: 6,
             rescue_repair_below: typed.repair_below,
             rescue_repairs_per_alignment: 0,
             rescue_alignment_quota: 0,
@@ -284,6 +293,8 @@ impl DecoderConfig {
             "language_margin" => self.language_margin = value,
             "language_abandon" => self.language_abandon = value,
             "rescue_finalists_within" => self.rescue_finalists_within = value,
+            "rescue_escalation_troubled" => self.rescue_escalation_troubled = count,
+            "rescue_escalation_width" => self.rescue_escalation_width = count,
             "skipped_move" => self.slips.skipped_move = value,
             "skipped_row" => self.slips.skipped_row = value,
             "junk_cell" => self.slips.junk_cell = value,
@@ -838,7 +849,9 @@ mod tests {
         config.set("skipped_move", -3.0).unwrap();
         config.set("temperature", 0.5).unwrap();
         config.set("prior_attack_scale", 0.5).unwrap();
+        config.set("rescue_escalation_troubled", 5.0).unwrap();
         assert_eq!(config.beam_width, 7);
+        assert_eq!(config.rescue_escalation_troubled, 5);
         let fitted = MovePrior::default().weights;
         for (i, (&scaled, &weight)) in config.prior.weights.iter().zip(&fitted).enumerate() {
             let expected = if ATTACK_FEATURES.contains(&i) {
