@@ -425,7 +425,7 @@ mod tests {
     fn cells_with_block(block_quad: Quad) -> Cells {
         Cells {
             source: "sheet.jpg".into(),
-            image_width: 1000,
+            image_width: 1300,
             image_height: 1400,
             page_quad: [
                 [100.0, 100.0],
@@ -460,5 +460,14 @@ mod tests {
             [200.0, 1290.0],
         ]);
         assert!(cut.table_reaches_page_edge());
+        // Found again past an outline that a shadow's edge cut short: the block's right side
+        // lies beyond the page's, and none of its corners is near it.
+        let beyond = cells_with_block([
+            [600.0, 300.0],
+            [1200.0, 300.0],
+            [1200.0, 1100.0],
+            [600.0, 1100.0],
+        ]);
+        assert!(beyond.table_reaches_page_edge());
     }
 }
