@@ -427,12 +427,7 @@ mod tests {
             source: "sheet.jpg".into(),
             image_width: 1300,
             image_height: 1400,
-            page_quad: [
-                [100.0, 100.0],
-                [900.0, 100.0],
-                [900.0, 1300.0],
-                [100.0, 1300.0],
-            ],
+            page_quad: rectangle(100.0, 100.0, 900.0, 1300.0),
             blocks: vec![Block {
                 first_move: 1,
                 rows: 40,
@@ -443,31 +438,20 @@ mod tests {
         }
     }
 
+    fn rectangle(left: f32, top: f32, right: f32, bottom: f32) -> Quad {
+        [[left, top], [right, top], [right, bottom], [left, bottom]]
+    }
+
     #[test]
     fn a_table_with_margins_is_inside_the_page_and_one_at_the_outline_is_cut() {
         // 40 rows of 20 px: the margins below are 300 px, then 10 px.
-        let inside = cells_with_block([
-            [200.0, 200.0],
-            [800.0, 200.0],
-            [800.0, 1000.0],
-            [200.0, 1000.0],
-        ]);
+        let inside = cells_with_block(rectangle(200.0, 200.0, 800.0, 1000.0));
         assert!(!inside.table_reaches_page_edge());
-        let cut = cells_with_block([
-            [200.0, 490.0],
-            [800.0, 490.0],
-            [800.0, 1290.0],
-            [200.0, 1290.0],
-        ]);
+        let cut = cells_with_block(rectangle(200.0, 490.0, 800.0, 1290.0));
         assert!(cut.table_reaches_page_edge());
         // Found again past an outline that a shadow's edge cut short: the block's right side
         // lies beyond the page's, and none of its corners is near it.
-        let beyond = cells_with_block([
-            [600.0, 300.0],
-            [1200.0, 300.0],
-            [1200.0, 1100.0],
-            [600.0, 1100.0],
-        ]);
+        let beyond = cells_with_block(rectangle(600.0, 300.0, 1200.0, 1100.0));
         assert!(beyond.table_reaches_page_edge());
     }
 }
