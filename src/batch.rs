@@ -13,8 +13,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::page::Sheet;
-use crate::read::{read_game, ReadOptions};
+use crate::read::{read_game_files, ReadOptions};
 use crate::recognize::Reader;
 use crate::report::PgnTags;
 
@@ -184,6 +183,9 @@ pub struct BatchSummary {
     pub flagged: usize,
     /// `(first page, cause)` of every game that could not be read.
     pub failures: Vec<(String, String)>,
+    /// `(first page, cause)` of every finished game read from one player's sheet because the
+    /// other's could not be read ([`crate::read::GameRead::set_aside`]).
+    pub set_aside: Vec<(String, String)>,
     pub seconds: f64,
 }
 
@@ -197,6 +199,9 @@ impl BatchSummary {
             "moves": self.moves,
             "flagged": self.flagged,
             "failures": self.failures.iter()
+                .map(|(file, error)| json!({"file": file, "error": error}))
+                .collect::<Vec<_>>(),
+            "set_aside": self.set_aside.iter()
                 .map(|(file, error)| json!({"file": file, "error": error}))
                 .collect::<Vec<_>>(),
             "seconds": (self.seconds * 10.0).round() / 10.0,
@@ -302,6 +307,7 @@ pub fn run(
 
     // The database and the counts cover every finished game of the shard, this run's or not.
     let (mut pgn, mut moves, mut flagged) = (String::new(), 0, 0);
+    let mut set_aside = Vec::new();
     for game in &mine {
         let Ok(text) = std::fs::read_to_string(result_path(game)) else {
             continue;
@@ -311,6 +317,9 @@ pub fn run(
         };
         moves += json["moves"].as_array().map_or(0, Vec::len);
         flagged += json["flagged"].as_u64().unwrap_or(0) as usize;
+        if let Some(error) = json["set_aside"]["error"].as_str() {
+            set_aside.push((game.pages[0].display().to_string(), error.to_string()));
+        }
         if let Some(game_pgn) = json["pgn"].as_str() {
             pgn.push_str(game_pgn.trim_end());
             pgn.push_str("\n\n");
@@ -330,6 +339,7 @@ pub fn run(
         moves,
         flagged,
         failures,
+        set_aside,
         seconds: started.elapsed().as_secs_f64(),
     };
     let text = serde_json::to_string_pretty(&summary.to_json()).unwrap_or_default() + "\n";
@@ -341,14 +351,9 @@ pub fn run(
 /// One game's JSON (its copy read as evidence for the same plies), with the Event tag naming
 /// its first page so the database can be traced back to the archive.
 fn read_one(game: &BatchGame, reader: &Reader, options: &ReadOptions) -> Result<String, String> {
-    let open = |pages: &[PathBuf]| {
-        pages
-            .iter()
-            .map(|path| Sheet::open(path).map_err(|e| e.to_string()))
-            .collect::<Result<Vec<_>, _>>()
-    };
-    let (sheets, copy) = (open(&game.pages)?, open(&game.copy)?);
-    let read = read_game(&sheets, &copy, reader, options).map_err(|e| e.to_string())?;
+    let read = read_game_files(&game.pages, &game.copy, reader, options)
+        .map_err(|e| e.to_string())?
+        .read;
     let tags = PgnTags {
         event: Some(game.id.clone()),
         ..PgnTags::default()

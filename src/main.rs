@@ -11,7 +11,7 @@ use scoresheet::decode::{decode, DecoderConfig, Game, LanguageChoice, Transcript
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{read_game, ReadOptions};
+use scoresheet::read::{read_game_files, FilesRead, ReadOptions};
 use scoresheet::recognize::{read_cells, Reader};
 use scoresheet::report::{to_json, to_pgn, PgnTags};
 use scoresheet::start::StartPosition;
@@ -386,13 +386,6 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         language: args.game.language()?,
         ..ReadOptions::default()
     };
-    let open = |paths: &[PathBuf]| {
-        paths
-            .iter()
-            .map(|path| Sheet::open(path).map_err(|e| e.to_string()))
-            .collect::<Result<Vec<_>, _>>()
-    };
-    let (sheets, copy) = (open(&args.pages)?, open(&args.copy)?);
     let loaded;
     let reader = match &args.model {
         Some(path) => {
@@ -401,10 +394,11 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         }
         None => Reader::shipped().map_err(|e| e.to_string())?,
     };
-    let read = read_game(&sheets, &copy, reader, &options).map_err(|e| e.to_string())?;
+    let FilesRead { sheets, copy, read } =
+        read_game_files(&args.pages, &args.copy, reader, &options).map_err(|e| e.to_string())?;
     let tags = args.game.tags();
     let text = match args.format {
-        Format::Pgn => to_pgn(&read.game, &tags),
+        Format::Pgn => read.to_pgn(&tags),
         Format::Json => {
             serde_json::to_string_pretty(&read.to_json(&tags)).map_err(|e| e.to_string())? + "\n"
         }
@@ -423,6 +417,9 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         }
     }
     let name = args.pages[0].display().to_string();
+    if let Some(set_aside) = &read.set_aside {
+        eprintln!("{name}: warning: {}", set_aside.note());
+    }
     report_doubts(&name, &read.game);
     Ok(())
 }
@@ -493,6 +490,9 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
                 format!(" ({file})")
             }
         );
+    }
+    for (file, cause) in &summary.set_aside {
+        eprintln!("  read from one sheet: {file}: the other could not be read: {cause}");
     }
     if summary.failures.is_empty() {
         Ok(())

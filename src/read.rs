@@ -4,6 +4,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::path::PathBuf;
 
 use image::{Rgb, RgbImage};
 use serde_json::{json, Value};
@@ -16,7 +17,7 @@ use crate::page::overlay::{draw_overlay, mark_cells};
 use crate::page::{find_cells, Cell, Cells, PageOptions, Quad, Sheet};
 use crate::recognize::{read_cells, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
 use crate::report::html::{review_html, ReviewCell, ReviewPage};
-use crate::report::{to_json, PgnTags};
+use crate::report::{to_json, to_pgn_with_note, PgnTags};
 use crate::start::StartPosition;
 
 /// The outline of a flagged move's cell in [`GameRead::overlays`].
@@ -163,7 +164,8 @@ impl CellEvidence for CellReading {
 /// A game read from its pages.
 pub struct GameRead {
     pub game: Game,
-    /// The cells found on each page of the game's own sheet.
+    /// The cells found on each page of the game's own sheet (none on a page of a sheet set
+    /// aside, see [`GameRead::set_aside`]).
     pub pages: Vec<Cells>,
     /// The cells found on each page of the other player's copy (numbered after `pages`).
     pub copy_pages: Vec<Cells>,
@@ -172,11 +174,40 @@ pub struct GameRead {
     pub cells: Vec<GameCell>,
     /// What the decoder was given, entry for entry with `cells` (both copies fused).
     pub evidence: Vec<CellReading>,
+    /// One player's sheet that could not be read while the other's could: the game is then
+    /// read from the other sheet alone, and this says which sheet was left out and why.
+    pub set_aside: Option<SetAside>,
+}
+
+/// One of a game's two sheets that could not be read ([`GameRead::set_aside`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetAside {
+    /// The other player's copy (`true`) or the game's own sheet (`false`).
+    pub copy: bool,
+    /// What went wrong, naming the page's file.
+    pub error: ReadError,
+}
+
+impl SetAside {
+    /// A sentence for the user: which sheet, why, and what the game was read from instead.
+    pub fn note(&self) -> String {
+        let (left_out, read_from) = if self.copy {
+            ("the other player's copy", "its own sheet")
+        } else {
+            ("the game's own sheet", "the other player's copy")
+        };
+        format!(
+            "{left_out} could not be read ({}); the game is read from {read_from} alone",
+            self.error
+        )
+    }
 }
 
 /// Reads one game from the pages of its scoresheet, in order: a second page continues after
 /// every cell of the first. `copy` holds the other player's sheet of the same game (its pages
-/// in order, or none): both copies' readings of a ply are evidence for the same move. Errors
+/// in order, or none): both copies' readings of a ply are evidence for the same move. When one
+/// of the two sheets cannot be read (no grid found on a page), the game is read from the other
+/// alone and [`GameRead::set_aside`] says so; errors (both sheets, or the only one, unreadable)
 /// name the page's file and the cause.
 pub fn read_game(
     sheets: &[Sheet],
@@ -184,17 +215,38 @@ pub fn read_game(
     reader: &Reader,
     options: &ReadOptions,
 ) -> Result<GameRead, ReadError> {
-    let (pages, mut cells, mut evidence) = read_pages(sheets, 0, reader, options)?;
-    let mut copy_pages = Vec::new();
+    let own_read = read_pages(sheets, 0, reader, options);
+    let copy_read = (!copy.is_empty()).then(|| read_pages(copy, sheets.len(), reader, options));
     let mut decoder = options.decoder.clone();
-    if !copy.is_empty() {
-        let (found, copy_cells, copy_evidence) = read_pages(copy, sheets.len(), reader, options)?;
-        copy_pages = found;
-        let copy_language;
-        (cells, evidence, copy_language) =
-            fuse_copies(cells, evidence, copy_cells, copy_evidence, options);
-        decoder.copy_language = copy_language;
-    }
+    let (pages, copy_pages, mut cells, evidence, set_aside) = match (own_read, copy_read) {
+        (Ok((pages, cells, evidence)), None) => (pages, Vec::new(), cells, evidence, None),
+        (
+            Ok((pages, own_cells, own_evidence)),
+            Some(Ok((copy_pages, copy_cells, copy_evidence))),
+        ) => {
+            let (cells, evidence, copy_language) =
+                fuse_copies(own_cells, own_evidence, copy_cells, copy_evidence, options);
+            decoder.copy_language = copy_language;
+            (pages, copy_pages, cells, evidence, None)
+        }
+        (Ok((pages, cells, evidence)), Some(Err(error))) => {
+            let set_aside = SetAside { copy: true, error };
+            (pages, Vec::new(), cells, evidence, Some(set_aside))
+        }
+        (Err(error), Some(Ok((copy_pages, cells, evidence)))) => {
+            // The copy's cells keep their page numbers after the own sheet's, which stay in
+            // the page list without cells so the review and overlays still show them.
+            let pages = sheets.iter().map(unread_page).collect();
+            let set_aside = SetAside { copy: false, error };
+            (pages, copy_pages, cells, evidence, Some(set_aside))
+        }
+        (Err(error), None) => return Err(error),
+        (Err(own), Some(Err(theirs))) => {
+            return Err(ReadError(format!(
+                "{own}; the other player's copy cannot be read either: {theirs}"
+            )))
+        }
+    };
     let mut game = decode(&evidence, &options.start, options.language, &decoder);
     flag_faint_readings(&mut game, &cells);
     let copy_language = decoder.copy_language.unwrap_or(game.language);
@@ -212,7 +264,58 @@ pub fn read_game(
         copy_pages,
         cells,
         evidence,
+        set_aside,
     })
+}
+
+/// A game read from image files ([`read_game_files`]), with the sheets it was read from.
+pub struct FilesRead {
+    pub sheets: Vec<Sheet>,
+    /// The other player's copy; empty when none was given or it could not be opened.
+    pub copy: Vec<Sheet>,
+    pub read: GameRead,
+}
+
+/// Opens the pages of a game's own sheet and of the other player's copy (`copy`, possibly
+/// none) and reads the game ([`read_game`]). The own sheet's files must open; a copy whose
+/// file cannot be opened (torn, missing, not an image) is set aside as one whose grid cannot
+/// be found is, so that the game is still read from the own sheet.
+pub fn read_game_files(
+    pages: &[PathBuf],
+    copy: &[PathBuf],
+    reader: &Reader,
+    options: &ReadOptions,
+) -> Result<FilesRead, ReadError> {
+    let open = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|path| Sheet::open(path).map_err(|e| ReadError(e.to_string())))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let sheets = open(pages)?;
+    let (copy, unopened) = match open(copy) {
+        Ok(copy) => (copy, None),
+        Err(error) => (Vec::new(), Some(SetAside { copy: true, error })),
+    };
+    let mut read = read_game(&sheets, &copy, reader, options)?;
+    if unopened.is_some() {
+        read.set_aside = unopened;
+    }
+    Ok(FilesRead { sheets, copy, read })
+}
+
+/// A page of a sheet set aside: the whole image, no cells found.
+fn unread_page(sheet: &Sheet) -> Cells {
+    let (width, height) = (sheet.image.width(), sheet.image.height());
+    let (w, h) = (width as f32, height as f32);
+    Cells {
+        source: sheet.name.clone(),
+        image_width: width,
+        image_height: height,
+        page_quad: [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]],
+        blocks: Vec::new(),
+        cells: Vec::new(),
+    }
 }
 
 type PagesRead = (Vec<Cells>, Vec<GameCell>, Vec<CellReading>);
@@ -507,7 +610,8 @@ impl GameRead {
                 image: &s.image,
             })
             .collect();
-        review_html(&self.game, &cells, &pages, tags)
+        let notes: Vec<String> = self.set_aside.iter().map(SetAside::note).collect();
+        review_html(&self.game, &cells, &pages, tags, &notes)
     }
 
     /// Each page of the game's own sheet (`sheets` as given to [`read_game`]) with the page
@@ -538,8 +642,9 @@ impl GameRead {
 
     /// The decode JSON contract, plus for every move its cell (`page`, `quad` in that page's
     /// pixels) and what the reader saw there (`read`, `read_confidence`), the same for the
-    /// other player's copy of the ply when both sheets wrote it (`copy`), and `pages` (each
-    /// page's file: the own sheet's, then the copy's).
+    /// other player's copy of the ply when both sheets wrote it (`copy`), `pages` (each
+    /// page's file: the own sheet's, then the copy's) and `set_aside` (`null`, or the sheet
+    /// left out, `"own"` or `"copy"`, and its `error`).
     pub fn to_json(&self, tags: &PgnTags) -> Value {
         fn describe(entry: &mut Value, cell: &GameCell) {
             entry["page"] = json!(cell.page);
@@ -570,7 +675,21 @@ impl GameRead {
             .chain(&self.copy_pages)
             .map(|p| p.source.clone())
             .collect::<Vec<_>>());
+        json["set_aside"] = match &self.set_aside {
+            Some(set_aside) => json!({
+                "sheet": if set_aside.copy { "copy" } else { "own" },
+                "error": set_aside.error.to_string(),
+            }),
+            None => Value::Null,
+        };
+        json["pgn"] = json!(self.to_pgn(tags));
         json
+    }
+
+    /// The game as PGN ([`to_pgn_with_note`]), noting a sheet set aside before the first move.
+    pub fn to_pgn(&self, tags: &PgnTags) -> String {
+        let note = self.set_aside.as_ref().map(SetAside::note);
+        to_pgn_with_note(&self.game, tags, note.as_deref())
     }
 }
 

@@ -196,3 +196,64 @@ fn a_copy_of_the_sheet_is_read_as_evidence_for_the_same_plies() {
     );
     let _ = std::fs::remove_file(&report);
 }
+
+#[test]
+fn a_sheet_that_cannot_be_read_is_set_aside_and_the_game_read_from_the_other() {
+    let blank_path = temp_path("blank.png");
+    image::GrayImage::from_pixel(900, 1200, image::Luma([235]))
+        .save(&blank_path)
+        .unwrap();
+    let blank = blank_path.to_str().unwrap();
+    let sheet = "samples/sheets/00005-uk-chesscom-2x25.jpg";
+    let sans = |game: &serde_json::Value| -> Vec<String> {
+        game["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["san"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let alone = read_json(&[sheet]);
+    assert!(alone["set_aside"].is_null());
+    assert!(sans(&alone).len() > 40);
+
+    // A copy with no grid: the game is the own sheet's, and says so.
+    let no_copy = read_json(&[sheet, "--copy", blank]);
+    assert_eq!(no_copy["set_aside"]["sheet"], "copy");
+    let error = no_copy["set_aside"]["error"].as_str().unwrap();
+    assert!(error.contains(blank) && error.contains("grid"), "{error}");
+    assert_eq!(no_copy["moves"], alone["moves"]);
+    let pgn = no_copy["pgn"].as_str().unwrap();
+    let first_move = pgn.find("1. ").unwrap();
+    assert!(
+        pgn[..first_move].contains("{the other player's copy could not be read ("),
+        "{pgn}"
+    );
+
+    // An own sheet with no grid: the game is the copy's, its cells on the copy's page.
+    let report = temp_path("set-aside.html");
+    let from_copy = read_json(&[blank, "--copy", sheet, "--report", report.to_str().unwrap()]);
+    assert_eq!(from_copy["set_aside"]["sheet"], "own");
+    assert_eq!(sans(&from_copy), sans(&alone));
+    assert_eq!(from_copy["pages"].as_array().map(Vec::len), Some(2));
+    assert!(from_copy["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["page"] == 1 || m["page"].is_null()));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(html.matches("<figure class=\"page\">").count(), 2);
+    assert!(html.contains("<p class=\"note\">the game&#39;s own sheet could not be read"));
+
+    // Neither sheet: an error naming both causes, and a non-zero exit.
+    let out = Command::new(env!("CARGO_BIN_EXE_scoresheet"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["read", blank, "--copy", blank])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot be read either"), "{stderr}");
+    let _ = std::fs::remove_file(&report);
+    let _ = std::fs::remove_file(&blank_path);
+}

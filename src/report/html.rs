@@ -156,12 +156,15 @@ fn kind_words(kind: StepKind) -> &'static str {
     }
 }
 
-/// The review page for `game`, whose moves' `cell` index `cells`, found on `pages`.
+/// The review page for `game`, whose moves' `cell` index `cells`, found on `pages`; `notes`
+/// (what the arbiter must know about the whole game, such as a sheet that could not be read)
+/// open the summary.
 pub fn review_html(
     game: &Game,
     cells: &[ReviewCell],
     pages: &[ReviewPage],
     tags: &PgnTags,
+    notes: &[String],
 ) -> String {
     let white = tags.white.as_deref().unwrap_or("?");
     let black = tags.black.as_deref().unwrap_or("?");
@@ -308,6 +311,10 @@ pub fn review_html(
         );
     }
 
+    let notes: String = notes
+        .iter()
+        .map(|note| format!(r#"<p class="note">{}</p>"#, escape(note)))
+        .collect();
     let summary = if flagged.is_empty() {
         "<p>No move is flagged: every move was read with confidence.</p>".to_string()
     } else {
@@ -367,11 +374,12 @@ tr.flagged .bar span {{ background: #d9480f; }}
 .board .last {{ fill: #ffd43b99; }}
 .nocell {{ color: #888; font-size: 12px; }}
 .whose {{ color: #888; font-size: 11px; text-transform: uppercase; }}
+.note {{ font-weight: 600; color: #c92a2a; }}
 </style></head><body>
 <svg width="0" height="0" style="position:absolute"><defs><pattern id="squares" width="2" height="2" patternUnits="userSpaceOnUse"><rect width="2" height="2" fill="#b58863"/><rect width="1" height="1" fill="#f0d9b5"/><rect x="1" y="1" width="1" height="1" fill="#f0d9b5"/></pattern></defs></svg>
 <header><h1>{title_html}</h1><p>{event} · {moves} moves · result {result} · notation {language} · {flag_count} flagged</p></header>
 <main><div id="pages">{pages_html}</div>
-<div><section class="summary"><h2>To review</h2>{summary}</section>
+<div><section class="summary"><h2>To review</h2>{notes}{summary}</section>
 <table><thead><tr><th>Move</th><th>Cell</th><th>Read</th><th>Chosen</th><th>Confidence</th><th>Alternatives</th><th>Board after</th></tr></thead>
 <tbody>{rows}</tbody></table></div></main>
 <script>

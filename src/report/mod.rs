@@ -71,6 +71,12 @@ pub fn review_note(m: &DecodedMove) -> String {
 /// The game as PGN: the Seven Tag Roster (plus `SetUp`/`FEN`/`Variant` for other starts), the
 /// moves, a `{? …}` comment on every flagged move and `{draw offer}` where one was written.
 pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
+    to_pgn_with_note(game, tags, None)
+}
+
+/// [`to_pgn`], with `note` as a comment before the first move (what a reader of the database
+/// must know about the whole game, such as a sheet that could not be read).
+pub fn to_pgn_with_note(game: &Game, tags: &PgnTags, note: Option<&str>) -> String {
     let q = |v: &Option<String>, default: &str| escape_tag(v.as_deref().unwrap_or(default));
     let mut out = String::new();
     for (name, value) in [
@@ -97,7 +103,10 @@ pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
     }
     out.push('\n');
 
-    let mut tokens: Vec<String> = Vec::new();
+    let mut tokens: Vec<String> = note
+        .map(|note| format!("{{{}}}", escape_comment(note)))
+        .into_iter()
+        .collect();
     let first_number = game.start.position.fullmoves().get();
     let black_first = game.start.position.turn() == Color::Black;
     for (i, m) in game.moves.iter().enumerate() {
