@@ -74,8 +74,27 @@ struct Column {
 /// Finds the blocks of moves among the rulings of a flattened page.
 ///
 /// `ink` shows where printed numbers and handwriting are. `expected_rows`, from a layout
-/// file, is the number of move rows of each block in reading order, when known.
+/// file, is the number of move rows of each block in reading order, when known. Where the
+/// rulings as found make no table, pieces of broken vertical rulings are joined
+/// ([`join_broken_verticals`]) and the table is looked for again; the error is the first
+/// look's.
 pub fn find_blocks(
+    horizontals: &[HLine],
+    verticals: &[VLine],
+    ink: &Mask,
+    expected_rows: Option<&[u32]>,
+) -> Result<Vec<TableBlock>, NoTable> {
+    blocks_among(horizontals, verticals, ink, expected_rows).or_else(|error| {
+        let joined = join_broken_verticals(verticals, ink.height as f32);
+        if joined.len() == verticals.len() {
+            return Err(error);
+        }
+        blocks_among(horizontals, &joined, ink, expected_rows).map_err(|_| error)
+    })
+}
+
+/// [`find_blocks`] with the vertical rulings taken as they are.
+fn blocks_among(
     horizontals: &[HLine],
     verticals: &[VLine],
     ink: &Mask,
@@ -206,6 +225,51 @@ pub fn find_blocks(
         next += block.row_count() as u32;
     }
     Ok(blocks)
+}
+
+/// The vertical rulings with the pieces of one ruling joined: a ruling broken where heavy
+/// handwriting crosses it (the line finder trims the strokes, and what is left of the ruling
+/// there may not fit one straight line) or where a bent sheet bends it. A column whose divider
+/// is broken is otherwise taken for one column twice as wide, and the move columns beside it
+/// for narrow number columns. Only a second look: a form's own rulings may also meet end to
+/// end (a box above the table whose side is in line with the table's), and joining those
+/// can pull a box's rows into the table's. Two pieces are joined when one ends above where the
+/// other starts, at most `MAX_GAP` of the page's height apart, and both pass within
+/// `MAX_OFFSET` of the page's height of each other across the gap.
+fn join_broken_verticals(verticals: &[VLine], height: f32) -> Vec<VLine> {
+    const MAX_GAP: f32 = 0.08;
+    const MAX_OFFSET: f32 = 0.005;
+    let mut lines: Vec<VLine> = verticals.to_vec();
+    lines.sort_by(|a, b| a.y0.total_cmp(&b.y0));
+    let mut joined: Vec<VLine> = Vec::with_capacity(lines.len());
+    for line in lines {
+        let continued = joined.iter().rposition(|upper| {
+            let gap = line.y0 - upper.y1;
+            let middle = (upper.y1 + line.y0) / 2.0;
+            (-2.0..=MAX_GAP * height).contains(&gap)
+                && (upper.x_at(upper.y1) - line.x_at(upper.y1)).abs() <= MAX_OFFSET * height
+                && (upper.x_at(line.y0) - line.x_at(line.y0)).abs() <= MAX_OFFSET * height
+                && (upper.x_at(middle) - line.x_at(middle)).abs() <= MAX_OFFSET * height
+        });
+        match continued {
+            Some(i) => {
+                let upper = joined[i];
+                let (top, bottom) = (
+                    [upper.x_at(upper.y0), upper.y0],
+                    [line.x_at(line.y1), line.y1],
+                );
+                let slope = (bottom[0] - top[0]) / (bottom[1] - top[1]).max(1.0);
+                joined[i] = VLine {
+                    intercept: top[0] - slope * top[1],
+                    slope,
+                    y0: upper.y0,
+                    y1: line.y1,
+                };
+            }
+            None => joined.push(line),
+        }
+    }
+    joined
 }
 
 fn mid_x(v: &VLine) -> f32 {
@@ -521,5 +585,50 @@ mod tests {
         let column = column_rows(&long, 0, 1, &horizontals).expect("a column of rows");
         assert_eq!(column.run.len(), 11, "{:?}", column.run);
         assert!((column.run[0].intercept - 60.0).abs() < 1.0);
+    }
+
+    fn piece(x: f32, y0: f32, y1: f32) -> VLine {
+        VLine {
+            intercept: x,
+            slope: 0.0,
+            y0,
+            y1,
+        }
+    }
+
+    #[test]
+    fn a_divider_broken_by_handwriting_is_joined_and_its_columns_found() {
+        // Number | White | Black between x 50, 100, 300 and 500; 25 rows of 30 px from y 100.
+        // The White | Black divider is found in two pieces, 20 px apart and 2 px askew.
+        let horizontals: Vec<HLine> = (0..=25)
+            .map(|i| ruling(100.0 + 30.0 * i as f32, 45.0, 505.0))
+            .collect();
+        let verticals = [
+            piece(50.0, 100.0, 850.0),
+            piece(100.0, 100.0, 850.0),
+            piece(300.0, 100.0, 480.0),
+            piece(302.0, 500.0, 850.0),
+            piece(500.0, 100.0, 850.0),
+        ];
+        let ink = Mask::new(600, 1000);
+        // Taken as found, White's and Black's columns are one column, too wide for the others
+        // to be move columns beside it.
+        assert!(blocks_among(&horizontals, &verticals, &ink, None).is_err());
+        let blocks = find_blocks(&horizontals, &verticals, &ink, None).expect("a table");
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].row_count(), 25);
+        assert!(blocks[0].number_column.is_some());
+        let divider = blocks[0].move_columns[1];
+        assert!((divider.x_at(100.0) - 300.0).abs() < 0.5, "{divider:?}");
+        assert!((divider.x_at(850.0) - 302.0).abs() < 0.5, "{divider:?}");
+        assert_eq!((divider.y0, divider.y1), (100.0, 850.0));
+
+        // Pieces too far apart across, or along, are separate rulings.
+        let apart = [piece(300.0, 100.0, 480.0), piece(312.0, 500.0, 850.0)];
+        assert_eq!(join_broken_verticals(&apart, 1000.0).len(), 2);
+        let far = [piece(300.0, 100.0, 400.0), piece(300.0, 500.0, 850.0)];
+        assert_eq!(join_broken_verticals(&far, 1000.0).len(), 2);
+        let near = [piece(300.0, 100.0, 400.0), piece(301.0, 460.0, 850.0)];
+        assert_eq!(join_broken_verticals(&near, 1000.0).len(), 1);
     }
 }
