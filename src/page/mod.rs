@@ -148,10 +148,19 @@ fn upright_view(grey: &image::GrayImage, quad: &Quad, width: u32) -> Option<pape
     Some(flat)
 }
 
+/// How the vertical rulings found in a view are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verticals {
+    AsFound,
+    /// With the pieces of a broken ruling joined ([`table::join_broken_verticals`]).
+    Joined,
+}
+
 /// The blocks of moves in a flattened view, and its writing (faint pencil included).
 fn detect(
     flat: &paper::Flat,
     expected_rows: Option<&[u32]>,
+    taken: Verticals,
 ) -> Result<(Vec<table::TableBlock>, lines::Mask), table::NoTable> {
     let fw = flat.image.width() as usize;
     // Sizes in proportion to the view: at 1200 px across, a 12 px neighbourhood, 9 px
@@ -177,7 +186,10 @@ fn detect(
     let min_line = fw as f32 * 0.06;
     let max_gap = fw as f32 * 0.02;
     let horizontals = fit_rulings(&horizontal_pixels, min_line, max_gap);
-    let verticals = fit_vertical_rulings(&vertical_pixels, min_line, max_gap);
+    let mut verticals = fit_vertical_rulings(&vertical_pixels, min_line, max_gap);
+    if taken == Verticals::Joined {
+        verticals = table::join_broken_verticals(&verticals, ink.height as f32);
+    }
     let blocks = table::find_blocks(&horizontals, &verticals, &ink, expected_rows)?;
     Ok((blocks, writing))
 }
@@ -235,17 +247,18 @@ fn locate_table(
     name: &str,
     paper_quad: &Quad,
     expected: Option<&[u32]>,
+    taken: Verticals,
 ) -> Result<(paper::Flat, (Vec<table::TableBlock>, lines::Mask)), PageError> {
     let image_size = grey.dimensions();
     // A quick look at half resolution finds the table; the final look, at full resolution,
     // is taken through the map that makes the table a rectangle (undoing what perspective
     // the sheet's outline left).
     if let Some(quick) = upright_view(grey, paper_quad, FLAT_WIDTH / 2) {
-        if let Ok((blocks, _)) = detect(&quick, expected) {
+        if let Ok((blocks, _)) = detect(&quick, expected, taken) {
             let fine = table_view(&quick, &blocks, image_size)
                 .and_then(|quad| paper::flatten(grey, &quad, FLAT_WIDTH));
             if let Some(fine) = fine {
-                if let Ok(result) = detect(&fine, expected) {
+                if let Ok(result) = detect(&fine, expected, taken) {
                     return Ok((fine, result));
                 }
             }
@@ -254,7 +267,7 @@ fn locate_table(
     // Otherwise the long way: the whole sheet at full resolution, then the table's view.
     let degenerate = || PageError::new(name, "the sheet found in the photo is degenerate");
     let view = upright_view(grey, paper_quad, FLAT_WIDTH).ok_or_else(degenerate)?;
-    let first = detect(&view, expected).map_err(|e| {
+    let first = detect(&view, expected, taken).map_err(|e| {
         PageError::new(
             name,
             format!("not a scoresheet, or its grid cannot be seen: {}", e.0),
@@ -262,7 +275,7 @@ fn locate_table(
     })?;
     let second = table_view(&view, &first.0, image_size)
         .and_then(|quad| paper::flatten(grey, &quad, FLAT_WIDTH))
-        .and_then(|fine| detect(&fine, expected).ok().map(|r| (fine, r)));
+        .and_then(|fine| detect(&fine, expected, taken).ok().map(|r| (fine, r)));
     Ok(second.unwrap_or((view, first)))
 }
 
@@ -271,6 +284,19 @@ fn locate_table(
 /// Errors name the sheet and say why no table of moves was found (a photo of something
 /// else, a blank page, a sheet too blurred or too small to show its lines).
 pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageError> {
+    // A last look where no table was found: heavy handwriting may have broken a column's
+    // divider into pieces, which are joined. Only then, so that every sheet found without
+    // it keeps its grid as found (a joined ruling is straight where its pieces bend).
+    find_cells_taking(sheet, options, Verticals::AsFound)
+        .or_else(|error| find_cells_taking(sheet, options, Verticals::Joined).map_err(|_| error))
+}
+
+/// [`find_cells`] with the vertical rulings `taken` as said.
+fn find_cells_taking(
+    sheet: &Sheet,
+    options: &PageOptions,
+    taken: Verticals,
+) -> Result<Cells, PageError> {
     let grey = sheet.grey();
     let (width, height) = grey.dimensions();
     if width < 200 || height < 200 {
@@ -286,7 +312,7 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
         .map(|l| l.blocks.iter().map(|b| b.rows).collect());
     let expected = expected.as_deref();
     let through = |paper: paper::Paper| {
-        locate_table(&grey, &sheet.name, &paper.quad, expected)
+        locate_table(&grey, &sheet.name, &paper.quad, expected, taken)
             .map(|found| cells_of(&sheet.name, (width, height), paper, found))
     };
     let first = through(found_paper);

@@ -74,27 +74,8 @@ struct Column {
 /// Finds the blocks of moves among the rulings of a flattened page.
 ///
 /// `ink` shows where printed numbers and handwriting are. `expected_rows`, from a layout
-/// file, is the number of move rows of each block in reading order, when known. Where the
-/// rulings as found make no table, pieces of broken vertical rulings are joined
-/// ([`join_broken_verticals`]) and the table is looked for again; the error is the first
-/// look's.
+/// file, is the number of move rows of each block in reading order, when known.
 pub fn find_blocks(
-    horizontals: &[HLine],
-    verticals: &[VLine],
-    ink: &Mask,
-    expected_rows: Option<&[u32]>,
-) -> Result<Vec<TableBlock>, NoTable> {
-    blocks_among(horizontals, verticals, ink, expected_rows).or_else(|error| {
-        let joined = join_broken_verticals(verticals, ink.height as f32);
-        if joined.len() == verticals.len() {
-            return Err(error);
-        }
-        blocks_among(horizontals, &joined, ink, expected_rows).map_err(|_| error)
-    })
-}
-
-/// [`find_blocks`] with the vertical rulings taken as they are.
-fn blocks_among(
     horizontals: &[HLine],
     verticals: &[VLine],
     ink: &Mask,
@@ -231,12 +212,13 @@ fn blocks_among(
 /// handwriting crosses it (the line finder trims the strokes, and what is left of the ruling
 /// there may not fit one straight line) or where a bent sheet bends it. A column whose divider
 /// is broken is otherwise taken for one column twice as wide, and the move columns beside it
-/// for narrow number columns. Only a second look: a form's own rulings may also meet end to
-/// end (a box above the table whose side is in line with the table's), and joining those
-/// can pull a box's rows into the table's. Two pieces are joined when one ends above where the
+/// for narrow number columns. Only for a last look at a sheet whose table was not found
+/// ([`super::find_cells`]): a form's own rulings may also meet end to end (a box above the
+/// table whose side is in line with the table's), and joining those can pull a box's rows
+/// into the table's; and a joined ruling is straight where the pieces bend. Two pieces are joined when one ends above where the
 /// other starts, at most `MAX_GAP` of the page's height apart, and both pass within
 /// `MAX_OFFSET` of the page's height of each other across the gap.
-fn join_broken_verticals(verticals: &[VLine], height: f32) -> Vec<VLine> {
+pub fn join_broken_verticals(verticals: &[VLine], height: f32) -> Vec<VLine> {
     const MAX_GAP: f32 = 0.08;
     const MAX_OFFSET: f32 = 0.005;
     let mut lines: Vec<VLine> = verticals.to_vec();
@@ -613,8 +595,10 @@ mod tests {
         let ink = Mask::new(600, 1000);
         // Taken as found, White's and Black's columns are one column, too wide for the others
         // to be move columns beside it.
-        assert!(blocks_among(&horizontals, &verticals, &ink, None).is_err());
-        let blocks = find_blocks(&horizontals, &verticals, &ink, None).expect("a table");
+        assert!(find_blocks(&horizontals, &verticals, &ink, None).is_err());
+        let joined = join_broken_verticals(&verticals, 1000.0);
+        assert_eq!(joined.len(), 4);
+        let blocks = find_blocks(&horizontals, &joined, &ink, None).expect("a table");
         assert_eq!(blocks.len(), 1);
         assert_eq!(blocks[0].row_count(), 25);
         assert!(blocks[0].number_column.is_some());
