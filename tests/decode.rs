@@ -492,3 +492,44 @@ fn two_cell_shifting_slips_are_enough_to_start_a_rescue() {
         "{right_without} -> {right_with}"
     );
 }
+
+#[test]
+fn a_wrong_world_that_skips_two_moves_at_once_counts_two_slips() {
+    // A Hindi transcript of decode-bench (medium noise, seed 1, game 3): `4g5` for Re1 at ply
+    // 29 sends the first search into a world that plays g3 there and, twelve plies later,
+    // skips two moves at once to catch up. That one edge is two slips, enough for a rescue,
+    // which finds the true game (20 nats likelier).
+    let written = [
+        "e4+", "c5", "Gc3", "e6", "Gf3+", "d5", "e:d5", "e:d5", "d4", "Gc6", "Ob5", "a6", "Oc6",
+        "b:c6", "0-0", "Od6", "d:c5", "O:c5", "Ga4", "Od6", "Vd4", "Ge7", "V:g7", "Hg8", "Vc3",
+        "Oh3", "Gh4", "Vd7", "4g5", "Hb8", "Vf6", "Hb4", "Og5", "H:a4", "f4", "Og4", "h3", "O:h3",
+        "b3+", "He4", "H:e4", "d:e4", "He1", "Ve6", "Vc3", "Of5", "O:e7", "R:-7", "V:c6", "O:f4",
+        "Vc5", "Rf6", "Hf1", "Ve5", "Vf2", "Hg4", "Rh1", "e3", "Ve1", "Og3", "G:f5+", "O:e1",
+        "G:e3", "Rg5",
+    ];
+    let truth = [
+        "e4", "c5", "Nc3", "e6", "Nf3", "d5", "exd5", "exd5", "d4", "Nc6", "Bb5", "a6", "Bxc6+",
+        "bxc6", "O-O", "Bd6", "dxc5", "Bxc5", "Na4", "Bd6", "Qd4", "Ne7", "Qxg7", "Rg8", "Qc3",
+        "Bh3", "Nh4", "Qd7", "Re1", "Rb8", "Qf6", "Rb4", "Bg5", "Rxa4", "f4", "Bg4", "h3", "Bxh3",
+        "b3", "Re4", "Rxe4", "dxe4", "Re1", "Qe6", "Qc3", "Bf5", "Bxe7", "Kxe7", "Qxc6", "Bxf4",
+        "Qc5+", "Kf6", "Rf1", "Qe5", "Qf2", "Rg4", "Kh1", "e3", "Qe1", "Bg3", "Nxf5", "Bxe1",
+        "Nxe3+", "Kg5",
+    ];
+    let start = StartPosition::standard();
+    let hindi = LanguageChoice::Fixed(Language::by_code("hi").unwrap());
+    let game = decode(&cells(&written), &start, hindi, &DecoderConfig::default());
+    assert_eq!(sans(&game), truth);
+    // Without the slip rule, nothing else starts a rescue: the wrong world stands.
+    let no_slip_rule = DecoderConfig {
+        rescue_min_slips: usize::MAX,
+        ..DecoderConfig::default()
+    };
+    let stuck = decode(&cells(&written), &start, hindi, &no_slip_rule);
+    assert!(
+        stuck.score < game.score - 10.0,
+        "{} {}",
+        stuck.score,
+        game.score
+    );
+    assert_ne!(sans(&stuck), truth);
+}

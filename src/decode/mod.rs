@@ -110,7 +110,8 @@ pub struct DecoderConfig {
     /// Troubled cells a first search's best path needs before a rescue is tried, or slips
     /// that shift the cells (skipped moves, junk cells, swapped pairs).
     pub rescue_min_troubled: usize,
-    /// Slips on that best path, of the kinds that shift the cells, that start a rescue alone.
+    /// Slips on that best path, of the kinds that shift the cells, that start a rescue alone
+    /// (counted by plies: two moves skipped at once are two slips).
     pub rescue_min_slips: usize,
     pub rescue_margin: f32,
     pub rescue_repair_from_best: usize,
