@@ -61,8 +61,9 @@ enum Command {
     /// its pages separated by TABs, paths relative to the manifest, then optionally a `|`
     /// field and the pages of the other player's copy (as `read --copy`). Writes OUT/<stem>.json
     /// per game, OUT/games.pgn with every finished game and OUT/_summary.json (games, moves,
-    /// flagged moves, failures with causes). Results are written atomically; a rerun skips
-    /// finished games; one bad file never stops the others.
+    /// flagged moves, failures with causes, games read from one sheet because the other's
+    /// could not be read). Results are written atomically; a rerun skips finished games; one
+    /// bad file never stops the others.
     Batch(BatchArgs),
     /// List the languages (piece letters) the decoder knows.
     Languages,
@@ -127,7 +128,9 @@ struct ReadArgs {
     #[arg(required = true, value_name = "PAGE")]
     pages: Vec<PathBuf>,
     /// The other player's scoresheet of the same game (its pages in order): both copies are
-    /// evidence for every ply, so where one is illegible the other decides.
+    /// evidence for every ply, so where one is illegible the other decides. If one of the two
+    /// sheets cannot be read (no grid found, or the copy's file broken), the game is read
+    /// from the other alone, with a warning (and `set_aside` in the JSON).
     #[arg(long, num_args = 1.., value_name = "PAGE")]
     copy: Vec<PathBuf>,
     #[command(flatten)]
