@@ -279,6 +279,9 @@ fn locate_table(
     Ok(second.unwrap_or((view, first)))
 }
 
+/// Fewest rows of each block a table found by the last look may have ([`find_cells`]).
+const MIN_LAST_LOOK_ROWS: u32 = 10;
+
 /// Finds the move cells of a scoresheet.
 ///
 /// Errors name the sheet and say why no table of moves was found (a photo of something
@@ -287,8 +290,14 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
     // A last look where no table was found: heavy handwriting may have broken a column's
     // divider into pieces, which are joined. Only then, so that every sheet found without
     // it keeps its grid as found (a joined ruling is straight where its pieces bend).
-    find_cells_taking(sheet, options, Verticals::AsFound)
-        .or_else(|error| find_cells_taking(sheet, options, Verticals::Joined).map_err(|_| error))
+    // Joined pieces can also make a small table out of noise: that look must find blocks of
+    // at least `MIN_LAST_LOOK_ROWS` rows, as every form's move table has.
+    find_cells_taking(sheet, options, Verticals::AsFound).or_else(|error| {
+        find_cells_taking(sheet, options, Verticals::Joined)
+            .ok()
+            .filter(|cells| cells.blocks.iter().all(|b| b.rows >= MIN_LAST_LOOK_ROWS))
+            .ok_or(error)
+    })
 }
 
 /// [`find_cells`] with the vertical rulings `taken` as said.
