@@ -682,7 +682,9 @@ impl GameRead {
             }),
             None => Value::Null,
         };
-        json["pgn"] = json!(self.to_pgn(tags));
+        if self.set_aside.is_some() {
+            json["pgn"] = json!(self.to_pgn(tags));
+        }
         json
     }
 

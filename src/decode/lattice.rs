@@ -82,7 +82,15 @@ impl Edge {
     /// Whether the edge explains its cells by a slip that shifts them against the plies (a
     /// skipped move or row, a junk cell, a swapped pair) rather than by moves written in turn.
     fn is_slip(&self) -> bool {
-        self.steps.iter().any(|s| s.kind != StepKind::Written)
+        self.slips() > 0
+    }
+
+    /// The plies the edge explains by such a slip (two moves skipped at once are two).
+    fn slips(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|s| s.kind != StepKind::Written)
+            .count()
     }
 }
 
@@ -455,17 +463,10 @@ pub(crate) fn rescue<E: CellEvidence>(
     // Or two slips of the kind that shift the cells (a skipped move, a junk cell, a swapped
     // pair): a cascade's wrong world often needs two and fits the rest (decode-bench medium,
     // seeds 1-5: +0.09, 0, 0, +0.17, 0 points, median time unchanged).
-    // Counted by plies, not edges: two moves skipped at once are two slips.
     let slips: usize = first
         .best_path()
         .iter()
-        .map(|&e| {
-            first.edges[e as usize]
-                .steps
-                .iter()
-                .filter(|s| s.kind != StepKind::Written)
-                .count()
-        })
+        .map(|&e| first.edges[e as usize].slips())
         .sum();
     let worth_it = troubled.len() >= config.rescue_min_troubled.max(1)
         || slips >= config.rescue_min_slips.max(1);

@@ -215,9 +215,10 @@ pub fn find_blocks(
 /// for narrow number columns. Only for a last look at a sheet whose table was not found
 /// ([`super::find_cells`]): a form's own rulings may also meet end to end (a box above the
 /// table whose side is in line with the table's), and joining those can pull a box's rows
-/// into the table's; and a joined ruling is straight where the pieces bend. Two pieces are joined when one ends above where the
-/// other starts, at most `MAX_GAP` of the page's height apart, and both pass within
-/// `MAX_OFFSET` of the page's height of each other across the gap.
+/// into the table's; and a joined ruling is straight where the pieces bend. Two pieces are
+/// joined when one ends above where the other starts, at most `MAX_GAP` of the page's height
+/// apart, and both pass within `MAX_OFFSET` of the page's height of each other at both ends
+/// of the gap (so across all of it: they are straight lines).
 pub fn join_broken_verticals(verticals: &[VLine], height: f32) -> Vec<VLine> {
     const MAX_GAP: f32 = 0.08;
     const MAX_OFFSET: f32 = 0.005;
@@ -226,12 +227,10 @@ pub fn join_broken_verticals(verticals: &[VLine], height: f32) -> Vec<VLine> {
     let mut joined: Vec<VLine> = Vec::with_capacity(lines.len());
     for line in lines {
         let continued = joined.iter().rposition(|upper| {
-            let gap = line.y0 - upper.y1;
-            let middle = (upper.y1 + line.y0) / 2.0;
-            (-2.0..=MAX_GAP * height).contains(&gap)
-                && (upper.x_at(upper.y1) - line.x_at(upper.y1)).abs() <= MAX_OFFSET * height
-                && (upper.x_at(line.y0) - line.x_at(line.y0)).abs() <= MAX_OFFSET * height
-                && (upper.x_at(middle) - line.x_at(middle)).abs() <= MAX_OFFSET * height
+            let apart_at = |y: f32| (upper.x_at(y) - line.x_at(y)).abs();
+            (-2.0..=MAX_GAP * height).contains(&(line.y0 - upper.y1))
+                && apart_at(upper.y1) <= MAX_OFFSET * height
+                && apart_at(line.y0) <= MAX_OFFSET * height
         });
         match continued {
             Some(i) => {
