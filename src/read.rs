@@ -17,7 +17,7 @@ use crate::page::overlay::{draw_overlay, mark_cells};
 use crate::page::{find_cells, Cell, Cells, PageOptions, Quad, Sheet};
 use crate::recognize::{read_cells, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
 use crate::report::html::{review_html, ReviewCell, ReviewPage};
-use crate::report::{to_json, to_pgn_with_note, PgnTags};
+use crate::report::{to_json_with_note, to_pgn_with_note, PgnTags};
 use crate::start::StartPosition;
 
 /// The outline of a flagged move's cell in [`GameRead::overlays`].
@@ -182,19 +182,36 @@ pub struct GameRead {
 /// One of a game's two sheets that could not be read ([`GameRead::set_aside`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SetAside {
-    /// The other player's copy (`true`) or the game's own sheet (`false`).
-    pub copy: bool,
+    pub sheet: WhichSheet,
     /// What went wrong, naming the page's file.
     pub error: ReadError,
+}
+
+/// One of the two scoresheets of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhichSheet {
+    /// The sheet the game is read from (`read PAGE...`).
+    Own,
+    /// The other player's copy (`read --copy PAGE...`).
+    Copy,
+}
+
+impl WhichSheet {
+    /// Its name in the JSON: `"own"` or `"copy"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WhichSheet::Own => "own",
+            WhichSheet::Copy => "copy",
+        }
+    }
 }
 
 impl SetAside {
     /// A sentence for the user: which sheet, why, and what the game was read from instead.
     pub fn note(&self) -> String {
-        let (left_out, read_from) = if self.copy {
-            ("the other player's copy", "its own sheet")
-        } else {
-            ("the game's own sheet", "the other player's copy")
+        let (left_out, read_from) = match self.sheet {
+            WhichSheet::Copy => ("the other player's copy", "its own sheet"),
+            WhichSheet::Own => ("the game's own sheet", "the other player's copy"),
         };
         format!(
             "{left_out} could not be read ({}); the game is read from {read_from} alone",
@@ -230,14 +247,20 @@ pub fn read_game(
             (pages, copy_pages, cells, evidence, None)
         }
         (Ok((pages, cells, evidence)), Some(Err(error))) => {
-            let set_aside = SetAside { copy: true, error };
+            let set_aside = SetAside {
+                sheet: WhichSheet::Copy,
+                error,
+            };
             (pages, Vec::new(), cells, evidence, Some(set_aside))
         }
         (Err(error), Some(Ok((copy_pages, cells, evidence)))) => {
             // The copy's cells keep their page numbers after the own sheet's, which stay in
             // the page list without cells so the review and overlays still show them.
             let pages = sheets.iter().map(unread_page).collect();
-            let set_aside = SetAside { copy: false, error };
+            let set_aside = SetAside {
+                sheet: WhichSheet::Own,
+                error,
+            };
             (pages, copy_pages, cells, evidence, Some(set_aside))
         }
         (Err(error), None) => return Err(error),
@@ -295,7 +318,13 @@ pub fn read_game_files(
     let sheets = open(pages)?;
     let (copy, unopened) = match open(copy) {
         Ok(copy) => (copy, None),
-        Err(error) => (Vec::new(), Some(SetAside { copy: true, error })),
+        Err(error) => (
+            Vec::new(),
+            Some(SetAside {
+                sheet: WhichSheet::Copy,
+                error,
+            }),
+        ),
     };
     let mut read = read_game(&sheets, &copy, reader, options)?;
     if unopened.is_some() {
@@ -656,7 +685,8 @@ impl GameRead {
             entry["read_confidence"] =
                 json!((cell.text_confidence as f64 * 1000.0).round() / 1000.0);
         }
-        let mut json = to_json(&self.game, tags);
+        let note = self.set_aside.as_ref().map(SetAside::note);
+        let mut json = to_json_with_note(&self.game, tags, note.as_deref());
         if let Some(Value::Array(moves)) = json.get_mut("moves") {
             for (entry, m) in moves.iter_mut().zip(&self.game.moves) {
                 let Some(cell) = m.cell.and_then(|i| self.cells.get(i)) else {
@@ -677,14 +707,11 @@ impl GameRead {
             .collect::<Vec<_>>());
         json["set_aside"] = match &self.set_aside {
             Some(set_aside) => json!({
-                "sheet": if set_aside.copy { "copy" } else { "own" },
+                "sheet": set_aside.sheet.name(),
                 "error": set_aside.error.to_string(),
             }),
             None => Value::Null,
         };
-        if self.set_aside.is_some() {
-            json["pgn"] = json!(self.to_pgn(tags));
-        }
         json
     }
 

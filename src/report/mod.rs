@@ -193,6 +193,11 @@ fn round3(x: f32) -> f64 {
 /// The decode JSON contract: `moves`, `start_fen`, `language`, `result`, `pgn`, plus `end`,
 /// `flagged`, `unused_cells`.
 pub fn to_json(game: &Game, tags: &PgnTags) -> Value {
+    to_json_with_note(game, tags, None)
+}
+
+/// [`to_json`], its `pgn` written by [`to_pgn_with_note`].
+pub fn to_json_with_note(game: &Game, tags: &PgnTags, note: Option<&str>) -> Value {
     json!({
         "moves": game.moves.iter().map(move_json).collect::<Vec<_>>(),
         "start_fen": game.start.fen(),
@@ -202,6 +207,6 @@ pub fn to_json(game: &Game, tags: &PgnTags) -> Value {
         "flagged": game.moves.iter().filter(|m| m.flagged).count(),
         "unused_cells": game.unused_cells,
         "opening": game.opening.as_ref().map(|o| json!({"eco": o.eco, "name": o.name})),
-        "pgn": to_pgn(game, tags),
+        "pgn": to_pgn_with_note(game, tags, note),
     })
 }
