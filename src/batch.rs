@@ -186,6 +186,9 @@ pub struct BatchSummary {
     /// `(first page, cause)` of every finished game read from one player's sheet because the
     /// other's could not be read ([`crate::read::GameRead::set_aside`]).
     pub set_aside: Vec<(String, String)>,
+    /// Every page of a finished game whose file was cut short
+    /// ([`crate::read::GameRead::torn_pages`]).
+    pub torn_pages: Vec<String>,
     pub seconds: f64,
 }
 
@@ -204,6 +207,7 @@ impl BatchSummary {
             "set_aside": self.set_aside.iter()
                 .map(|(file, error)| json!({"file": file, "error": error}))
                 .collect::<Vec<_>>(),
+            "torn_pages": self.torn_pages,
             "seconds": (self.seconds * 10.0).round() / 10.0,
         })
     }
@@ -307,7 +311,7 @@ pub fn run(
 
     // The database and the counts cover every finished game of the shard, this run's or not.
     let (mut pgn, mut moves, mut flagged) = (String::new(), 0, 0);
-    let mut set_aside = Vec::new();
+    let (mut set_aside, mut torn_pages) = (Vec::new(), Vec::new());
     for game in &mine {
         let Ok(text) = std::fs::read_to_string(result_path(game)) else {
             continue;
@@ -319,6 +323,9 @@ pub fn run(
         flagged += json["flagged"].as_u64().unwrap_or(0) as usize;
         if let Some(error) = json["set_aside"]["error"].as_str() {
             set_aside.push((game.pages[0].display().to_string(), error.to_string()));
+        }
+        if let Some(pages) = json["torn_pages"].as_array() {
+            torn_pages.extend(pages.iter().filter_map(Value::as_str).map(String::from));
         }
         if let Some(game_pgn) = json["pgn"].as_str() {
             pgn.push_str(game_pgn.trim_end());
@@ -340,6 +347,7 @@ pub fn run(
         flagged,
         failures,
         set_aside,
+        torn_pages,
         seconds: started.elapsed().as_secs_f64(),
     };
     let text = serde_json::to_string_pretty(&summary.to_json()).unwrap_or_default() + "\n";

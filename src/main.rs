@@ -423,6 +423,12 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     if let Some(set_aside) = &read.set_aside {
         eprintln!("{name}: warning: {}", set_aside.note());
     }
+    for page in &read.torn_pages {
+        eprintln!(
+            "{page}: warning: the JPEG file ends before its image does (torn, or not fully \
+             copied); moves on the missing part of the page cannot be read"
+        );
+    }
     report_doubts(&name, &read.game);
     Ok(())
 }
@@ -496,6 +502,9 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
     }
     for (file, cause) in &summary.set_aside {
         eprintln!("  read from one sheet: {file}: the other could not be read: {cause}");
+    }
+    for page in &summary.torn_pages {
+        eprintln!("  torn: {page}: the JPEG file ends before its image does; moves may be missing");
     }
     if summary.failures.is_empty() {
         Ok(())

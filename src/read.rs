@@ -177,6 +177,9 @@ pub struct GameRead {
     /// One player's sheet that could not be read while the other's could: the game is then
     /// read from the other sheet alone, and this says which sheet was left out and why.
     pub set_aside: Option<SetAside>,
+    /// The pages (of either sheet) whose JPEG file ends before its image does
+    /// ([`Sheet::torn`]): moves on the missing part could not be read.
+    pub torn_pages: Vec<String>,
 }
 
 /// One of a game's two sheets that could not be read ([`GameRead::set_aside`]).
@@ -281,6 +284,12 @@ pub fn read_game(
         };
         read_in_letters(cell, reading, language, copy_language);
     }
+    let torn_pages = sheets
+        .iter()
+        .chain(copy)
+        .filter(|sheet| sheet.torn)
+        .map(|sheet| sheet.name.clone())
+        .collect();
     Ok(GameRead {
         game,
         pages,
@@ -288,6 +297,7 @@ pub fn read_game(
         cells,
         evidence,
         set_aside,
+        torn_pages,
     })
 }
 
@@ -672,8 +682,9 @@ impl GameRead {
     /// The decode JSON contract, plus for every move its cell (`page`, `quad` in that page's
     /// pixels) and what the reader saw there (`read`, `read_confidence`), the same for the
     /// other player's copy of the ply when both sheets wrote it (`copy`), `pages` (each
-    /// page's file: the own sheet's, then the copy's) and `set_aside` (`null`, or the sheet
-    /// left out, `"own"` or `"copy"`, and its `error`).
+    /// page's file: the own sheet's, then the copy's), `set_aside` (`null`, or the sheet
+    /// left out, `"own"` or `"copy"`, and its `error`) and `torn_pages` (the files of pages
+    /// cut short, see [`GameRead::torn_pages`]).
     pub fn to_json(&self, tags: &PgnTags) -> Value {
         fn describe(entry: &mut Value, cell: &GameCell) {
             entry["page"] = json!(cell.page);
@@ -712,6 +723,7 @@ impl GameRead {
             }),
             None => Value::Null,
         };
+        json["torn_pages"] = json!(self.torn_pages);
         json
     }
 

@@ -324,13 +324,15 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
     let dir = std::env::temp_dir().join(format!("scoresheet-batch-{}", std::process::id()));
     let (input, out) = (dir.join("in"), dir.join("out"));
     std::fs::create_dir_all(&input).unwrap();
-    for stem in ["00001-de-single-40", "00002-ru-chesscom-2x25"] {
-        std::fs::copy(
-            format!("samples/sheets/{stem}.jpg"),
-            input.join(format!("{stem}.jpg")),
-        )
-        .unwrap();
-    }
+    std::fs::copy(
+        "samples/sheets/00001-de-single-40.jpg",
+        input.join("00001-de-single-40.jpg"),
+    )
+    .unwrap();
+    // A photo whose last quarter was lost in copying: read, and reported as torn.
+    let photo = std::fs::read("samples/sheets/00002-ru-chesscom-2x25.jpg").unwrap();
+    let cut = input.join("00002-ru-chesscom-2x25.jpg");
+    std::fs::write(&cut, &photo[..photo.len() * 3 / 4]).unwrap();
     std::fs::write(
         input.join("torn.jpg"),
         b"\xff\xd8\xff\xe0 not really a JPEG",
@@ -358,12 +360,20 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
         summary["failures"][0]["file"].as_str().unwrap(),
         input.join("torn.jpg").to_str().unwrap()
     );
+    assert_eq!(
+        summary["torn_pages"],
+        serde_json::json!([cut.to_str().unwrap()])
+    );
     for stem in ["00001-de-single-40", "00002-ru-chesscom-2x25"] {
         let game: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(out.join(format!("{stem}.json"))).unwrap(),
         )
         .unwrap();
         assert!(game["moves"].as_array().unwrap().len() > 40, "{stem}");
+        assert_eq!(
+            game["torn_pages"].as_array().unwrap().len(),
+            usize::from(stem.starts_with("00002"))
+        );
         assert!(
             game["moves"][0]["quad"].is_array(),
             "{stem}: each move keeps its cell"

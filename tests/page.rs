@@ -276,6 +276,25 @@ fn refuses_images_that_are_not_scoresheets_with_the_reason() {
     }
 }
 
+#[test]
+fn a_torn_photo_is_named_as_the_cause() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets/00002-ru-chesscom-2x25.jpg");
+    let whole = std::fs::read(&path).unwrap();
+    let sheet = Sheet::from_bytes("whole.jpg", &whole).unwrap();
+    assert!(!sheet.torn);
+    // The first 5 kB of the photo: the decoder fills the rest of the page with grey.
+    let sheet = Sheet::from_bytes("torn.jpg", &whole[..5000]).unwrap();
+    assert!(sheet.torn);
+    let err = find_cells(&sheet, &PageOptions::default())
+        .expect_err("a page cut after its first rows has no table")
+        .to_string();
+    assert!(
+        err.starts_with("torn.jpg: the JPEG file ends before its image does"),
+        "{err}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 

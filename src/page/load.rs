@@ -25,6 +25,9 @@ pub struct Sheet {
     pub name: String,
     /// The pixels as decoded, EXIF orientation applied.
     pub image: DynamicImage,
+    /// The file ends before its image does (a JPEG cut short by a failed copy or upload):
+    /// the decoder fills what is missing, so the page may show only part of the sheet.
+    pub torn: bool,
 }
 
 impl Sheet {
@@ -55,7 +58,11 @@ impl Sheet {
             return Err(PageError::new(&name, "the file is empty"));
         }
         let image = decode(Cursor::new(bytes)).map_err(|cause| PageError::new(&name, cause))?;
-        Ok(Sheet { name, image })
+        Ok(Sheet {
+            name,
+            image,
+            torn: jpeg_ends_early(bytes),
+        })
     }
 
     /// Wraps pixels already in memory.
@@ -63,6 +70,23 @@ impl Sheet {
         Sheet {
             name: name.into(),
             image,
+            torn: false,
+        }
+    }
+
+    /// `error`, saying also that the file is torn when it is: the likelier cause of a page
+    /// where nothing is found.
+    pub fn explain(&self, error: PageError) -> PageError {
+        if !self.torn {
+            return error;
+        }
+        PageError {
+            cause: format!(
+                "the JPEG file ends before its image does (torn, or not fully copied), so only \
+                 part of the page could be decoded; {}",
+                error.cause
+            ),
+            ..error
         }
     }
 
@@ -95,6 +119,23 @@ impl Sheet {
                 }
             });
         Cow::Owned(grey)
+    }
+}
+
+/// Whether `bytes` hold a JPEG whose last scan has no end-of-image marker after it. Markers
+/// cannot occur inside a scan's coded data (an `FF` there is followed by `00`), so a file cut
+/// anywhere in its last scan lacks the `FF D9` after the last `FF DA`; an `FF D9` from an
+/// embedded thumbnail comes before it, and data some cameras append after the end marker
+/// comes after it.
+fn jpeg_ends_early(bytes: &[u8]) -> bool {
+    if !bytes.starts_with(&[0xFF, 0xD8]) {
+        return false;
+    }
+    let last = |marker: u8| bytes.windows(2).rposition(|w| w == [0xFF, marker]);
+    match (last(0xDA), last(0xD9)) {
+        (Some(scan), Some(end)) => end < scan,
+        (Some(_), None) => true,
+        (None, _) => false,
     }
 }
 
@@ -167,6 +208,26 @@ mod tests {
         let err = Sheet::from_bytes("cut.png", &truncated).unwrap_err();
         assert!(err.to_string().contains("cut.png"), "{err}");
         assert!(Sheet::from_bytes("empty.png", &[]).is_err());
+    }
+
+    #[test]
+    fn tells_a_jpeg_cut_short_from_a_whole_one() {
+        let image = RgbImage::from_fn(64, 48, |x, y| {
+            image::Rgb([(x * 4) as u8, (y * 5) as u8, 90])
+        });
+        let mut whole = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut whole, 90)
+            .write_image(image.as_raw(), 64, 48, image::ExtendedColorType::Rgb8)
+            .unwrap();
+        assert!(!jpeg_ends_early(&whole));
+        assert!(!Sheet::from_bytes("whole.jpg", &whole).unwrap().torn);
+        // Data a camera appends after the end marker is not a cut.
+        let mut trailed = whole.clone();
+        trailed.extend_from_slice(b"SEFT trailer");
+        assert!(!jpeg_ends_early(&trailed));
+        let cut = &whole[..whole.len() - 40];
+        assert!(jpeg_ends_early(cut));
+        assert!(!jpeg_ends_early(&png(30, 20)));
     }
 
     #[test]

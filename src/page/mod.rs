@@ -292,12 +292,14 @@ pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageErr
     // it keeps its grid as found (a joined ruling is straight where its pieces bend).
     // Joined pieces can also make a small table out of noise: that look must find blocks of
     // at least `MIN_LAST_LOOK_ROWS` rows, as every form's move table has.
-    find_cells_taking(sheet, options, Verticals::AsFound).or_else(|error| {
-        find_cells_taking(sheet, options, Verticals::Joined)
-            .ok()
-            .filter(|cells| cells.blocks.iter().all(|b| b.rows >= MIN_LAST_LOOK_ROWS))
-            .ok_or(error)
-    })
+    find_cells_taking(sheet, options, Verticals::AsFound)
+        .or_else(|error| {
+            find_cells_taking(sheet, options, Verticals::Joined)
+                .ok()
+                .filter(|cells| cells.blocks.iter().all(|b| b.rows >= MIN_LAST_LOOK_ROWS))
+                .ok_or(error)
+        })
+        .map_err(|error| sheet.explain(error))
 }
 
 /// [`find_cells`] with the vertical rulings `taken` as said.
