@@ -11,7 +11,7 @@ use scoresheet::decode::{decode, DecoderConfig, Game, LanguageChoice, Transcript
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{read_game_files, FilesRead, ReadOptions};
+use scoresheet::read::{read_game_files, torn_page_note, FilesRead, ReadOptions};
 use scoresheet::recognize::{read_cells, Reader};
 use scoresheet::report::{to_json, to_pgn, PgnTags};
 use scoresheet::start::StartPosition;
@@ -424,10 +424,7 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         eprintln!("{name}: warning: {}", set_aside.note());
     }
     for page in &read.torn_pages {
-        eprintln!(
-            "{page}: warning: the JPEG file ends before its image does (torn, or not fully \
-             copied); moves on the missing part of the page cannot be read"
-        );
+        eprintln!("warning: {}", torn_page_note(page));
     }
     report_doubts(&name, &read.game);
     Ok(())

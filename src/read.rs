@@ -301,6 +301,14 @@ pub fn read_game(
     })
 }
 
+/// A sentence for the user about a page of [`GameRead::torn_pages`].
+pub fn torn_page_note(page: &str) -> String {
+    format!(
+        "{page}: the JPEG file ends before its image does (torn, or not fully copied); moves \
+         on the missing part of the page could not be read"
+    )
+}
+
 /// A game read from image files ([`read_game_files`]), with the sheets it was read from.
 pub struct FilesRead {
     pub sheets: Vec<Sheet>,
@@ -649,7 +657,13 @@ impl GameRead {
                 image: &s.image,
             })
             .collect();
-        let notes: Vec<String> = self.set_aside.iter().map(SetAside::note).collect();
+        let torn = self.torn_pages.iter().map(|page| torn_page_note(page));
+        let notes: Vec<String> = self
+            .set_aside
+            .iter()
+            .map(SetAside::note)
+            .chain(torn)
+            .collect();
         review_html(&self.game, &cells, &pages, tags, &notes)
     }
 
