@@ -284,9 +284,10 @@ pub fn read_game(
         };
         read_in_letters(cell, reading, language, copy_language);
     }
-    let torn_pages = sheets
-        .iter()
-        .chain(copy)
+    // A sheet set aside was not read at all: its error already says why.
+    let aside = |which: WhichSheet| set_aside.as_ref().is_some_and(|a| a.sheet == which);
+    let torn_pages = (sheets.iter().filter(|_| !aside(WhichSheet::Own)))
+        .chain(copy.iter().filter(|_| !aside(WhichSheet::Copy)))
         .filter(|sheet| sheet.torn)
         .map(|sheet| sheet.name.clone())
         .collect();

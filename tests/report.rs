@@ -230,6 +230,18 @@ fn a_sheet_that_cannot_be_read_is_set_aside_and_the_game_read_from_the_other() {
         "{pgn}"
     );
 
+    // A copy torn after its first 5 kB: set aside for that reason, and not listed again among
+    // the torn pages the game was read from.
+    let torn_path = temp_path("torn-copy.jpg");
+    std::fs::write(&torn_path, &std::fs::read(sheet).unwrap()[..5000]).unwrap();
+    let torn_copy = read_json(&[sheet, "--copy", torn_path.to_str().unwrap()]);
+    assert_eq!(torn_copy["set_aside"]["sheet"], "copy");
+    let error = torn_copy["set_aside"]["error"].as_str().unwrap();
+    assert!(error.contains("torn"), "{error}");
+    assert_eq!(torn_copy["torn_pages"], serde_json::json!([]));
+    assert_eq!(torn_copy["moves"], alone["moves"]);
+    let _ = std::fs::remove_file(&torn_path);
+
     // An own sheet with no grid: the game is the copy's, its cells on the copy's page.
     let report = temp_path("set-aside.html");
     let from_copy = read_json(&[blank, "--copy", sheet, "--report", report.to_str().unwrap()]);
