@@ -309,6 +309,9 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
     };
     let sheet = Sheet::open(&args.image).map_err(|e| e.to_string())?;
     let cells = find_cells(&sheet, &PageOptions { layout }).map_err(|e| e.to_string())?;
+    if sheet.torn {
+        eprintln!("warning: {}", torn_page_note(&sheet.name));
+    }
     if let Some(path) = &args.overlay {
         draw_overlay(&sheet, &cells)
             .save_with_format(path, image::ImageFormat::Png)

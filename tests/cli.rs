@@ -317,6 +317,16 @@ fn cells_errors_name_the_file_and_the_cause() {
         "{}",
         stderr(&out)
     );
+    // A photo that lost its last quarter: the cells above the cut, and a warning.
+    let photo = std::fs::read("samples/sheets/00002-ru-chesscom-2x25.jpg").unwrap();
+    let torn = temp_file("torn.jpg", &photo[..photo.len() * 3 / 4]);
+    let out = scoresheet(&["cells", torn.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("{}: the JPEG file ends before", torn.display())),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
