@@ -504,7 +504,7 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
         eprintln!("  read from one sheet: {file}: the other could not be read: {cause}");
     }
     for page in &summary.torn_pages {
-        eprintln!("  torn: {page}: the JPEG file ends before its image does; moves may be missing");
+        eprintln!("  torn: {}", torn_page_note(page));
     }
     if summary.failures.is_empty() {
         Ok(())

@@ -14,7 +14,7 @@ use crate::decode::{
 };
 use crate::notation::Language;
 use crate::page::overlay::{draw_overlay, mark_cells};
-use crate::page::{find_cells, Cell, Cells, PageOptions, Quad, Sheet};
+use crate::page::{find_cells, Cell, Cells, PageOptions, Quad, Sheet, TORN_JPEG};
 use crate::recognize::{read_cells, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
 use crate::report::html::{review_html, ReviewCell, ReviewPage};
 use crate::report::{to_json_with_note, to_pgn_with_note, PgnTags};
@@ -285,9 +285,20 @@ pub fn read_game(
         read_in_letters(cell, reading, language, copy_language);
     }
     // A sheet set aside was not read at all: its error already says why.
-    let aside = |which: WhichSheet| set_aside.as_ref().is_some_and(|a| a.sheet == which);
-    let torn_pages = (sheets.iter().filter(|_| !aside(WhichSheet::Own)))
-        .chain(copy.iter().filter(|_| !aside(WhichSheet::Copy)))
+    let left_out = set_aside.as_ref().map(|a| a.sheet);
+    let own_read = if left_out == Some(WhichSheet::Own) {
+        &[]
+    } else {
+        sheets
+    };
+    let copy_read = if left_out == Some(WhichSheet::Copy) {
+        &[]
+    } else {
+        copy
+    };
+    let torn_pages = own_read
+        .iter()
+        .chain(copy_read)
         .filter(|sheet| sheet.torn)
         .map(|sheet| sheet.name.clone())
         .collect();
@@ -304,10 +315,7 @@ pub fn read_game(
 
 /// A sentence for the user about a page of [`GameRead::torn_pages`].
 pub fn torn_page_note(page: &str) -> String {
-    format!(
-        "{page}: the JPEG file ends before its image does (torn, or not fully copied); moves \
-         on the missing part of the page could not be read"
-    )
+    format!("{page}: {TORN_JPEG}; moves on the missing part of the page could not be read")
 }
 
 /// A game read from image files ([`read_game_files`]), with the sheets it was read from.

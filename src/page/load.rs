@@ -18,6 +18,9 @@ pub const MAX_SIDE: u32 = 20_000;
 /// Images with more pixels than this are refused (about a 100-megapixel photo).
 pub const MAX_PIXELS: u64 = 120_000_000;
 
+/// What is wrong with a torn file ([`Sheet::torn`]), in every message that says so.
+pub const TORN_JPEG: &str = "the JPEG file ends before its image does (torn, or not fully copied)";
+
 /// A loaded scoresheet image, upright, with the name errors and reports refer to it by.
 #[derive(Debug, Clone)]
 pub struct Sheet {
@@ -82,8 +85,7 @@ impl Sheet {
         }
         PageError {
             cause: format!(
-                "the JPEG file ends before its image does (torn, or not fully copied), so only \
-                 part of the page could be decoded; {}",
+                "{TORN_JPEG}, so only part of the page could be decoded; {}",
                 error.cause
             ),
             ..error
