@@ -47,6 +47,10 @@ struct Args {
     /// score) of every real sheet and of every generated sheet read with an error.
     #[arg(long)]
     show_errors: bool,
+    /// Write the model's input crop of every real cell read wrongly (or whose true move is not
+    /// ranked first) here, as `<game>-<ply>-<written>-<read>.png`, to see what the reader saw.
+    #[arg(long, value_name = "DIR")]
+    save_errors: Option<PathBuf>,
     /// Folders of generated sheets (`scoresheet-synth --out DIR`) to read end to end.
     #[arg(long)]
     sheets: Vec<PathBuf>,
@@ -115,7 +119,13 @@ fn run(args: &Args) -> Result<(), String> {
             .real_dev
             .clone()
             .unwrap_or_else(|| shared_data_dir().join("real-dev"));
-        real(&reader, &dir, args.show_errors, &options)?;
+        real(
+            &reader,
+            &dir,
+            args.show_errors,
+            args.save_errors.as_deref(),
+            &options,
+        )?;
     }
     Ok(())
 }
@@ -314,10 +324,14 @@ fn real(
     reader: &Reader,
     dir: &Path,
     show_errors: bool,
+    save_errors: Option<&Path>,
     options: &ReadOptions,
 ) -> Result<(), String> {
     let english = Language::by_code("en").ok_or("no English")?;
     let style = Style::default();
+    if let Some(folder) = save_errors {
+        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    }
     let mut games: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .flatten()
@@ -357,7 +371,7 @@ fn real(
         cells_read += readings.len();
         let mut tally = Tally::default();
         let (mut game_form, mut game_first) = (0, 0);
-        for (cell, reading) in cells.cells.iter().zip(&readings) {
+        for ((cell, reading), crop) in cells.cells.iter().zip(&readings).zip(&crops) {
             let Some((position, played, san)) = plies.get(cell.ply as usize - 1) else {
                 continue;
             };
@@ -381,6 +395,17 @@ fn real(
                     reading.text_confidence(),
                     if is_first { "" } else { "(not first)" }
                 );
+            }
+            if let (Some(folder), true) = (save_errors, read != san || !is_first) {
+                let safe = |text: &str| text.replace(['/', '\\'], "_");
+                let file = folder.join(format!(
+                    "{name}-{:03}-{}-{}.png",
+                    cell.ply,
+                    safe(san),
+                    safe(read)
+                ));
+                crop.save(&file)
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
             }
         }
         as_form += game_form;
