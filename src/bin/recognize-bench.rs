@@ -64,6 +64,10 @@ struct Args {
     /// decode-bench's `--set` does for the typed defaults (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     overrides: Vec<String>,
+    /// Decode each sheet once, without learning how the reader misreads its writer
+    /// (`read::writer`).
+    #[arg(long)]
+    no_writer_adaptation: bool,
 }
 
 fn main() {
@@ -102,6 +106,7 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let options = ReadOptions {
         evidence_scale: args.evidence_scale,
+        adapt_to_writer: !args.no_writer_adaptation,
         decoder,
         ..ReadOptions::default()
     };

@@ -145,6 +145,27 @@ impl Posteriors {
     fn at(&self, frame: usize, class: usize) -> f32 {
         self.log_probs[frame * self.charset.classes() + class]
     }
+    /// The cell as a writer with known confusions meant it: `means[r]` lists the classes a
+    /// frame read as class `r` stands for, with P(meant | read) summing to 1 (an empty list:
+    /// `r` itself), and each frame's probability is moved accordingly.
+    pub fn through(&self, means: &[Vec<(usize, f64)>]) -> Result<Posteriors, String> {
+        let classes = self.charset.classes();
+        let mut log_probs = Vec::with_capacity(self.log_probs.len());
+        let mut meant = vec![0f64; classes];
+        for frame in self.log_probs.chunks_exact(classes) {
+            meant.iter_mut().for_each(|p| *p = 0.0);
+            for (read, &log_p) in frame.iter().enumerate() {
+                let p = (log_p as f64).exp();
+                match means.get(read).filter(|m| !m.is_empty()) {
+                    Some(targets) => targets.iter().for_each(|&(c, w)| meant[c] += p * w),
+                    None => meant[read] += p,
+                }
+            }
+            log_probs.extend(meant.iter().map(|&p| (p.max(1e-300).ln() as f32).min(0.0)));
+        }
+        Posteriors::new(Arc::clone(&self.charset), log_probs)
+    }
+
     /// The best path: the most likely class in every frame, repeats merged and blanks
     /// dropped; with the path's probability (the product of those frames' maxima), a
     /// lower bound on the text's probability, in 0..=1.
@@ -383,6 +404,29 @@ mod tests {
             logs.extend(row.iter().map(|s| s - total));
         }
         Posteriors::new(charset(), logs).unwrap()
+    }
+
+    #[test]
+    fn a_writers_confusions_move_each_frames_probability_and_keep_it_whole() {
+        let p = posteriors(&[[0.0, 2.0, 0.5], [1.0, -1.0, 3.0], [0.3, 0.2, 0.1]]);
+        // The writer's `a` is read as `a` or, a third of the time, meant as `b`; `b` is `b`.
+        let means = vec![Vec::new(), vec![(1, 2.0 / 3.0), (2, 1.0 / 3.0)], Vec::new()];
+        let meant = p.through(&means).unwrap();
+        for frame in 0..3 {
+            let total: f32 = (0..3).map(|c| meant.at(frame, c).exp()).sum();
+            assert!((total - 1.0).abs() < 1e-5, "frame {frame} sums to {total}");
+            let (a, b) = (p.at(frame, 1).exp(), p.at(frame, 2).exp());
+            assert!((meant.at(frame, 1).exp() - a * 2.0 / 3.0).abs() < 1e-5);
+            assert!((meant.at(frame, 2).exp() - (b + a / 3.0)).abs() < 1e-5);
+            assert!((meant.at(frame, 0) - p.at(frame, 0)).abs() < 1e-5);
+        }
+        // No confusions: the same posteriors.
+        let same = p.through(&[Vec::new(), Vec::new(), Vec::new()]).unwrap();
+        for frame in 0..3 {
+            for class in 0..3 {
+                assert!((same.at(frame, class) - p.at(frame, class)).abs() < 1e-5);
+            }
+        }
     }
 
     /// The CTC collapse of a frame path: repeats merged, blanks dropped.

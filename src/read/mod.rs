@@ -20,6 +20,8 @@ use crate::report::html::{review_html, ReviewCell, ReviewPage};
 use crate::report::{to_json_with_note, to_pgn_with_note, PgnTags};
 use crate::start::StartPosition;
 
+pub mod writer;
+
 /// The outline of a flagged move's cell in [`GameRead::overlays`].
 const FLAGGED: Rgb<u8> = Rgb([220, 20, 20]);
 
@@ -32,6 +34,10 @@ pub struct ReadOptions {
     pub decoder: DecoderConfig,
     /// Weight of the reader's evidence against the decoder's prior ([`CtcCell::with_scale`]).
     pub evidence_scale: f32,
+    /// Learn how the reader misreads this writer from the moves decoded surely, and decode
+    /// again through those confusions ([`writer::adapt`]); one sheet's writer only, not with
+    /// the other player's copy.
+    pub adapt_to_writer: bool,
 }
 
 impl Default for ReadOptions {
@@ -42,6 +48,7 @@ impl Default for ReadOptions {
             page: PageOptions::default(),
             decoder: DecoderConfig::for_handwriting(),
             evidence_scale: DEFAULT_EVIDENCE_SCALE,
+            adapt_to_writer: true,
         }
     }
 }
@@ -238,7 +245,7 @@ pub fn read_game(
     let own_read = read_pages(sheets, 0, reader, options);
     let copy_read = (!copy.is_empty()).then(|| read_pages(copy, sheets.len(), reader, options));
     let mut decoder = options.decoder.clone();
-    let (pages, copy_pages, mut cells, evidence, set_aside) = match (own_read, copy_read) {
+    let (pages, copy_pages, mut cells, mut evidence, set_aside) = match (own_read, copy_read) {
         (Ok((pages, cells, evidence)), None) => (pages, Vec::new(), cells, evidence, None),
         (
             Ok((pages, own_cells, own_evidence)),
@@ -274,9 +281,29 @@ pub fn read_game(
         }
     };
     let mut game = decode(&evidence, &options.start, options.language, &decoder);
+    // The readings as the reader made them, for the report, when the game is decoded again
+    // from the writer's adapted ones.
+    let mut as_read = None;
+    if copy.is_empty() && options.adapt_to_writer {
+        if let Some(adapted) = writer::adapt(&game, &evidence, options.evidence_scale) {
+            game = decode(
+                &adapted,
+                &options.start,
+                LanguageChoice::Fixed(game.language),
+                &decoder,
+            );
+            as_read = Some(std::mem::replace(&mut evidence, adapted));
+        }
+    }
+    let as_read = as_read.as_ref().unwrap_or(&evidence);
+    for decoded in &mut game.moves {
+        if let Some(CellReading::Read(cell)) = decoded.cell.and_then(|c| as_read.get(c)) {
+            decoded.written = Some(cell.text().to_string());
+        }
+    }
     flag_faint_readings(&mut game, &cells);
     let copy_language = decoder.copy_language.unwrap_or(game.language);
-    for (cell, reading) in cells.iter_mut().zip(&evidence) {
+    for (cell, reading) in cells.iter_mut().zip(as_read) {
         let language = if cell.page < sheets.len() {
             game.language
         } else {
