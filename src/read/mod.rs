@@ -179,7 +179,8 @@ pub struct GameRead {
     /// Every move cell in game order; [`crate::decode::DecodedMove::cell`] indexes this. With
     /// a copy, the own sheet's cells, and the copy's where only the copy wrote a ply.
     pub cells: Vec<GameCell>,
-    /// What the decoder was given, entry for entry with `cells` (both copies fused).
+    /// What the decoder was given, entry for entry with `cells` (both copies fused; taken
+    /// through the writer's confusions where the sheet was decoded again, see [`writer`]).
     pub evidence: Vec<CellReading>,
     /// One player's sheet that could not be read while the other's could: the game is then
     /// read from the other sheet alone, and this says which sheet was left out and why.
@@ -284,7 +285,8 @@ pub fn read_game(
     // The readings as the reader made them, for the report, when the game is decoded again
     // from the writer's adapted ones.
     let mut as_read = None;
-    if copy.is_empty() && options.adapt_to_writer {
+    let two_writers = !copy.is_empty() && set_aside.is_none();
+    if options.adapt_to_writer && !two_writers {
         if let Some(adapted) = writer::adapt(&game, &evidence, options.evidence_scale) {
             game = decode(
                 &adapted,

@@ -36,7 +36,8 @@ pub type Confusions = Vec<Vec<(usize, f64)>>;
 /// from `evidence`), each cell's evidence weighted by `evidence_scale` as before: the evidence
 /// to decode the sheet again from. `None` when the game has fewer than [`MIN_FLAGGED`] flagged
 /// moves, no character was misread [`MIN_MISREADINGS`] times, or the cells are fused with the
-/// other player's copy (two writers).
+/// other player's copy (two writers, whom the caller keeps apart: a ply only the copy wrote
+/// is a plain reading).
 pub fn adapt(
     game: &Game,
     evidence: &[CellReading],
