@@ -25,7 +25,7 @@ pub const MIN_MISREADINGS: f64 = 2.0;
 /// reader's word against a few surely decoded cells.
 pub const PRIOR_READINGS: f64 = 3.0;
 /// A first decoding with fewer flagged moves than this is kept as it is: it has little left to
-/// mend, and decoding again costs as much as the first time.
+/// mend, and decoding again costs nearly as much as the first time.
 pub const MIN_FLAGGED: usize = 3;
 
 /// For each class the reader can output, the classes this writer means by it, with
