@@ -294,15 +294,16 @@ pub fn read_game(
                 LanguageChoice::Fixed(game.language),
                 &decoder,
             );
-            as_read = Some(std::mem::replace(&mut evidence, adapted));
+            let original = std::mem::replace(&mut evidence, adapted);
+            for decoded in &mut game.moves {
+                if let Some(CellReading::Read(cell)) = decoded.cell.and_then(|c| original.get(c)) {
+                    decoded.written = Some(cell.text().to_string());
+                }
+            }
+            as_read = Some(original);
         }
     }
     let as_read = as_read.as_ref().unwrap_or(&evidence);
-    for decoded in &mut game.moves {
-        if let Some(CellReading::Read(cell)) = decoded.cell.and_then(|c| as_read.get(c)) {
-            decoded.written = Some(cell.text().to_string());
-        }
-    }
     flag_faint_readings(&mut game, &cells);
     let copy_language = decoder.copy_language.unwrap_or(game.language);
     for (cell, reading) in cells.iter_mut().zip(as_read) {

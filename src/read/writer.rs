@@ -14,7 +14,7 @@ use shakmaty::Position;
 
 use super::CellReading;
 use crate::decode::{CellEvidence, Game};
-use crate::notation::{for_each_form, legal_moves_with_facts, Style};
+use crate::notation::{for_each_form, Check, MoveFacts, Style};
 use crate::recognize::CtcCell;
 
 /// Moves at least this sure teach the writer's confusions.
@@ -81,25 +81,21 @@ pub fn confusions(game: &Game, evidence: &[CellReading]) -> Option<Confusions> {
             .filter(|_| decoded.confidence >= SURE_CONFIDENCE)
             .and_then(|c| evidence.get(c));
         if let Some(CellReading::Read(reading)) = cell {
-            let facts = legal_moves_with_facts(&position)
-                .into_iter()
-                .find(|(m, _)| *m == played)
-                .map(|(_, facts)| facts);
-            if let Some(facts) = facts {
-                let mut written = (f32::NEG_INFINITY, String::new());
-                let mut chars = Vec::with_capacity(16);
-                for_each_form(&facts, game.language, &style, &mut |text, weight| {
-                    chars.clear();
-                    chars.extend(text.chars());
-                    let score = weight + reading.posteriors().log_likelihood(&chars);
-                    if score > written.0 {
-                        written = (score, text.to_string());
-                    }
-                });
-                for (read, meant) in aligned_characters(reading.text(), &written.1) {
-                    if let (Some(read), Some(meant)) = (charset.class(read), charset.class(meant)) {
-                        counts[read][meant] += 1.0;
-                    }
+            let check = Check::after(&position, played);
+            let facts = MoveFacts::new(played, &position.legal_moves(), check);
+            let mut written = (f32::NEG_INFINITY, String::new());
+            let mut chars = Vec::with_capacity(16);
+            for_each_form(&facts, game.language, &style, &mut |text, weight| {
+                chars.clear();
+                chars.extend(text.chars());
+                let score = weight + reading.posteriors().log_likelihood(&chars);
+                if score > written.0 {
+                    written = (score, text.to_string());
+                }
+            });
+            for (read, meant) in aligned_characters(reading.text(), &written.1) {
+                if let (Some(read), Some(meant)) = (charset.class(read), charset.class(meant)) {
+                    counts[read][meant] += 1.0;
                 }
             }
         }
