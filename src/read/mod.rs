@@ -35,8 +35,8 @@ pub struct ReadOptions {
     /// Weight of the reader's evidence against the decoder's prior ([`CtcCell::with_scale`]).
     pub evidence_scale: f32,
     /// Learn how the reader misreads this writer from the moves decoded surely, and decode
-    /// again through those confusions ([`writer::adapt`]); one sheet's writer only, not with
-    /// the other player's copy.
+    /// again through those confusions ([`writer::adapt`]); with the other player's copy, each
+    /// writer's apart.
     pub adapt_to_writer: bool,
 }
 
@@ -285,9 +285,26 @@ pub fn read_game(
     // The readings as the reader made them, for the report, when the game is decoded again
     // from the writer's adapted ones.
     let mut as_read = None;
-    let two_writers = !copy.is_empty() && set_aside.is_none();
-    if options.adapt_to_writer && !two_writers {
-        if let Some(adapted) = writer::adapt(&game, &evidence, options.evidence_scale) {
+    if options.adapt_to_writer {
+        let sheets_read: Vec<WhichSheet> = cells
+            .iter()
+            .map(|cell| {
+                if cell.page < sheets.len() {
+                    WhichSheet::Own
+                } else {
+                    WhichSheet::Copy
+                }
+            })
+            .collect();
+        let copy_language = decoder.copy_language.unwrap_or(game.language);
+        let adapted = writer::adapt(
+            &game,
+            &evidence,
+            &sheets_read,
+            copy_language,
+            options.evidence_scale,
+        );
+        if let Some(adapted) = adapted {
             game = decode(
                 &adapted,
                 &options.start,
@@ -296,8 +313,8 @@ pub fn read_game(
             );
             let original = std::mem::replace(&mut evidence, adapted);
             for decoded in &mut game.moves {
-                if let Some(CellReading::Read(cell)) = decoded.cell.and_then(|c| original.get(c)) {
-                    decoded.written = Some(cell.text().to_string());
+                if let Some(reading) = decoded.cell.and_then(|c| original.get(c)) {
+                    decoded.written = Some(reading.text().to_string());
                 }
             }
             as_read = Some(original);
