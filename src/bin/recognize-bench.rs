@@ -14,7 +14,7 @@ use scoresheet::decode::{line_score, search_loss, CellEvidence};
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{read_game, GameRead, ReadOptions};
+use scoresheet::read::{read_game, CellReading, GameRead, ReadOptions};
 use scoresheet::recognize::ctc::latin_lookalike;
 use scoresheet::recognize::{
     crop_cells, read_crops, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
@@ -449,6 +449,9 @@ fn decode_real(
     println!("\nreal-dev scans read end to end (page, reader, decoder; language not given)");
     let (mut plies, mut right, mut flagged, mut flagged_right) = (0usize, 0usize, 0usize, 0usize);
     let mut reported = Tally::default();
+    // True move first as the decoder scores the cells it read: through the writer's
+    // confusions where the sheet was decoded again (`read::writer`).
+    let (mut decoded_cells, mut decoded_first) = (0usize, 0usize);
     let mut seconds = Vec::new();
     for game in games {
         let name = game
@@ -466,9 +469,18 @@ fn decode_real(
             let english = Language::by_code("en").ok_or("no English")?;
             print_decoding(&read, &truth[..on_page], english, options);
         }
-        for cell in read.cells.iter().filter(|c| c.page == 0) {
-            if let Some((_, _, san)) = truth.get(cell.cell.ply as usize - 1) {
-                reported.add(&cell.text, san);
+        for (cell, evidence) in read.cells.iter().zip(&read.evidence) {
+            let Some((position, played, san)) = truth.get(cell.cell.ply as usize - 1) else {
+                continue;
+            };
+            if cell.page != 0 {
+                continue;
+            }
+            reported.add(&cell.text, san);
+            if let CellReading::Read(reading) = evidence {
+                let english = Language::by_code("en").ok_or("no English")?;
+                decoded_cells += 1;
+                decoded_first += usize::from(true_move_first(reading, position, *played, english));
             }
         }
         let (mut game_right, mut game_flagged) = (0, 0);
@@ -504,6 +516,10 @@ fn decode_real(
         "  cells as the report reads them (likeliest text in the letters of the language decoded):"
     );
     println!("  {}", reported.line("all"));
+    println!(
+        "  true move first in the evidence decoded (through the writer's confusions where the sheet was decoded again): {:.2}% of {decoded_cells} cells",
+        100.0 * decoded_first as f64 / decoded_cells.max(1) as f64
+    );
     Ok(())
 }
 
