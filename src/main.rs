@@ -11,8 +11,8 @@ use scoresheet::decode::{decode, DecoderConfig, Game, LanguageChoice, Transcript
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{read_game_files, torn_page_note, FilesRead, ReadOptions};
-use scoresheet::recognize::{read_cells, Reader};
+use scoresheet::read::{read_game_files, torn_page_note, upright_cells, FilesRead, ReadOptions};
+use scoresheet::recognize::Reader;
 use scoresheet::report::{to_json, to_pgn, PgnTags};
 use scoresheet::start::StartPosition;
 use scoresheet::synth::layout::Layout;
@@ -308,7 +308,26 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
         None => None,
     };
     let sheet = Sheet::open(&args.image).map_err(|e| e.to_string())?;
-    let cells = find_cells(&sheet, &PageOptions { layout }).map_err(|e| e.to_string())?;
+    let options = PageOptions { layout };
+    // With the reader the page is also set the right way up ([`upright_cells`]).
+    let (cells, readings) = if args.read {
+        let loaded;
+        let reader = match &args.model {
+            Some(path) => {
+                loaded = Reader::load(path).map_err(|e| e.to_string())?;
+                &loaded
+            }
+            None => Reader::shipped().map_err(|e| e.to_string())?,
+        };
+        let (cells, readings) =
+            upright_cells(reader, &sheet, &options).map_err(|e| e.to_string())?;
+        (cells, Some(readings))
+    } else {
+        (
+            find_cells(&sheet, &options).map_err(|e| e.to_string())?,
+            None,
+        )
+    };
     if sheet.torn {
         eprintln!("warning: {}", torn_page_note(&sheet.name));
     }
@@ -318,16 +337,7 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let mut json = cells.to_json();
-    if args.read {
-        let loaded;
-        let reader = match &args.model {
-            Some(path) => {
-                loaded = Reader::load(path).map_err(|e| e.to_string())?;
-                &loaded
-            }
-            None => Reader::shipped().map_err(|e| e.to_string())?,
-        };
-        let readings = read_cells(reader, &sheet, &cells).map_err(|e| e.to_string())?;
+    if let Some(readings) = readings {
         if let Some(Value::Array(entries)) = json.get_mut("cells") {
             for (entry, reading) in entries.iter_mut().zip(&readings) {
                 entry["text"] = Value::from(reading.text());

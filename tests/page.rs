@@ -231,6 +231,61 @@ fn finds_the_cells_of_a_slanted_low_resolution_photo_in_shadow() {
     assert!(matched >= 78, "{matched} of 80 cells found");
 }
 
+/// A scan turned a quarter counter-clockwise (a page fed sideways, no EXIF orientation): the
+/// page stage finds its table turned back, and gives the cells in the pixels of the image as
+/// it is, each quad's corners in the upright sheet's order.
+#[test]
+fn finds_the_cells_of_a_sheet_scanned_sideways() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
+    let name = "00000-en-fide-2x30";
+    let upright = Sheet::open(&dir.join(format!("{name}.jpg"))).unwrap();
+    let width = upright.image.width() as f32;
+    let sideways = Sheet {
+        name: format!("{name} sideways"),
+        image: upright.image.rotate270(),
+        torn: false,
+    };
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap())
+            .unwrap();
+    // `rotate270` takes the point (x, y) to (y, W - x).
+    let turned = |quad: Quad| quad.map(|[x, y]| [y, width - x]);
+    let cells: Vec<(u32, Quad, bool)> = truth["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["ply"].as_u64().unwrap() as u32,
+                turned(quad(&c["quad"])),
+                c["ink"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let found = find_cells(&sideways, &PageOptions::default()).unwrap();
+    assert_eq!(
+        found.quarter_turns, 1,
+        "turned a quarter clockwise to stand upright"
+    );
+    assert_eq!(
+        (found.image_width, found.image_height),
+        (sideways.image.width(), sideways.image.height())
+    );
+    let (matched, wrong, _) = compare(&found, &cells);
+    assert_eq!(wrong, 0, "cells given a wrong ply");
+    assert!(
+        matched >= cells.len() - 2,
+        "{matched} of {} cells found",
+        cells.len()
+    );
+    // The quads' corners go round the upright cell: the first is its top left, which on the
+    // image turned counter-clockwise is the bottom left.
+    let cell = &found.cells[0];
+    let [top_left, top_right, _, bottom_left] = cell.quad;
+    assert!(top_right[1] < top_left[1], "{:?}", cell.quad);
+    assert!(bottom_left[0] > top_left[0], "{:?}", cell.quad);
+}
+
 fn encoded(image: DynamicImage) -> Vec<u8> {
     let mut bytes = Vec::new();
     image

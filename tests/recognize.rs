@@ -215,3 +215,60 @@ fn the_shipped_int8_reader_reads_as_the_float_model_does() {
         float_texts.len()
     );
 }
+
+/// A page photographed upside down, or sideways the wrong way for the page stage's first
+/// guess, looks like a table of moves as much as the right way up: the reader tells which way
+/// up it stands, and the cells are those of the upright page, in the right plies.
+#[test]
+fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
+    use scoresheet::decode::CellEvidence;
+    use scoresheet::page::{find_cells, PageOptions, Sheet};
+    use scoresheet::read::upright_cells;
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
+    let upright = Sheet::open(&root.join("samples/sheets/00002-ru-chesscom-2x25.jpg")).unwrap();
+    let (cells, readings) = upright_cells(reader, &upright, &PageOptions::default()).unwrap();
+    assert_eq!(cells.quarter_turns, 0);
+    let texts = |cells: &scoresheet::page::Cells, readings: &[scoresheet::recognize::CtcCell]| {
+        let mut by_ply: Vec<(u32, String)> = cells
+            .cells
+            .iter()
+            .zip(readings)
+            .map(|(cell, reading)| (cell.ply, reading.text().to_string()))
+            .collect();
+        by_ply.sort();
+        by_ply
+    };
+    let upright_texts = texts(&cells, &readings);
+    for (turned_image, quarter_turns) in [
+        (upright.image.rotate180(), 2),
+        // Turned clockwise: the page stage's first guess, a quarter turn clockwise back,
+        // stands the sheet on its head.
+        (upright.image.rotate90(), 3),
+    ] {
+        let sheet = Sheet {
+            name: "turned".into(),
+            image: turned_image,
+            torn: false,
+        };
+        if quarter_turns == 3 {
+            let first_guess = find_cells(&sheet, &PageOptions::default()).unwrap();
+            assert_eq!(first_guess.quarter_turns, 1);
+        }
+        let (cells, readings) = upright_cells(reader, &sheet, &PageOptions::default()).unwrap();
+        assert_eq!(cells.quarter_turns, quarter_turns);
+        let turned_texts = texts(&cells, &readings);
+        assert_eq!(turned_texts.len(), upright_texts.len());
+        let alike = turned_texts
+            .iter()
+            .zip(&upright_texts)
+            .filter(|(a, b)| a == b)
+            .count();
+        assert!(
+            alike * 10 >= upright_texts.len() * 9,
+            "{alike} of {} cells read alike turned {quarter_turns} quarters",
+            upright_texts.len()
+        );
+    }
+}

@@ -18,6 +18,7 @@ pub mod overlay;
 pub mod paper;
 pub mod table;
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::{json, Value};
@@ -125,6 +126,11 @@ pub struct Cells {
     pub page_quad: Quad,
     pub blocks: Vec<Block>,
     pub cells: Vec<Cell>,
+    /// Quarter turns clockwise (0 to 3) that set the sheet upright in the image: a page
+    /// photographed sideways or upside down without an EXIF orientation. The quads are in
+    /// the image's pixels as given, their corners in the upright sheet's order (top left,
+    /// top right, bottom right, bottom left), so a crop through them is upright.
+    pub quarter_turns: u8,
 }
 
 /// Share of a cell's inner part that must be ink for the cell to count as written.
@@ -286,45 +292,73 @@ const MIN_LAST_LOOK_ROWS: u32 = 10;
 ///
 /// Errors name the sheet and say why no table of moves was found (a photo of something
 /// else, a blank page, a sheet too blurred or too small to show its lines).
+///
+/// A sheet photographed sideways (its rulings running down the image) is found turned a
+/// quarter either way; which way up it then stands is for the reader to tell
+/// ([`find_cells_turned`] with two more turns; `read` does so).
 pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageError> {
+    find_cells_turned(sheet, options, 0).or_else(|upright| {
+        [1, 3]
+            .into_iter()
+            .find_map(|turns| find_cells_turned(sheet, options, turns).ok())
+            .ok_or(upright)
+    })
+}
+
+/// [`find_cells`] in the image turned `quarter_turns` times clockwise (taken modulo 4), the
+/// cells given back in the pixels of the image as it is ([`Cells::quarter_turns`]).
+pub fn find_cells_turned(
+    sheet: &Sheet,
+    options: &PageOptions,
+    quarter_turns: u8,
+) -> Result<Cells, PageError> {
+    let grey = sheet.grey();
+    let quarter_turns = quarter_turns % 4;
+    let turned = match quarter_turns {
+        0 => grey,
+        1 => Cow::Owned(image::imageops::rotate90(grey.as_ref())),
+        2 => Cow::Owned(image::imageops::rotate180(grey.as_ref())),
+        _ => Cow::Owned(image::imageops::rotate270(grey.as_ref())),
+    };
     // A last look where no table was found: heavy handwriting may have broken a column's
     // divider into pieces, which are joined. Only then, so that every sheet found without
     // it keeps its grid as found (a joined ruling is straight where its pieces bend).
     // Joined pieces can also make a small table out of noise: that look must find blocks of
     // at least `MIN_LAST_LOOK_ROWS` rows, as every form's move table has.
-    find_cells_taking(sheet, options, Verticals::AsFound)
+    find_cells_taking(&turned, &sheet.name, options, Verticals::AsFound)
         .or_else(|error| {
-            find_cells_taking(sheet, options, Verticals::Joined)
+            find_cells_taking(&turned, &sheet.name, options, Verticals::Joined)
                 .ok()
                 .filter(|cells| cells.blocks.iter().all(|b| b.rows >= MIN_LAST_LOOK_ROWS))
                 .ok_or(error)
         })
+        .map(|cells| cells.turned_back(quarter_turns))
         .map_err(|error| sheet.explain(error))
 }
 
-/// [`find_cells`] with the vertical rulings `taken` as said.
+/// [`find_cells`] in `grey` with the vertical rulings `taken` as said.
 fn find_cells_taking(
-    sheet: &Sheet,
+    grey: &image::GrayImage,
+    name: &str,
     options: &PageOptions,
     taken: Verticals,
 ) -> Result<Cells, PageError> {
-    let grey = sheet.grey();
     let (width, height) = grey.dimensions();
     if width < 200 || height < 200 {
         return Err(PageError::new(
-            &sheet.name,
+            name,
             format!("a {width} x {height} image is too small to show a scoresheet's lines"),
         ));
     }
-    let found_paper = paper::find_paper(&grey);
+    let found_paper = paper::find_paper(grey);
     let expected: Option<Vec<u32>> = options
         .layout
         .as_ref()
         .map(|l| l.blocks.iter().map(|b| b.rows).collect());
     let expected = expected.as_deref();
     let through = |paper: paper::Paper| {
-        locate_table(&grey, &sheet.name, &paper.quad, expected, taken)
-            .map(|found| cells_of(&sheet.name, (width, height), paper, found))
+        locate_table(grey, name, &paper.quad, expected, taken)
+            .map(|found| cells_of(name, (width, height), paper, found))
     };
     let first = through(found_paper);
     if found_paper.fills_image {
@@ -397,6 +431,7 @@ fn cells_of(
         page_quad: paper.quad,
         blocks: found_blocks,
         cells,
+        quarter_turns: 0,
     }
 }
 
@@ -422,13 +457,65 @@ impl Cells {
         })
     }
 
+    /// Cells found in the image turned `quarter_turns` times clockwise, in the pixels of
+    /// the image before the turn; each quad keeps its corners' order.
+    fn turned_back(self, quarter_turns: u8) -> Cells {
+        // The turned image's size: a quarter turn swaps width and height.
+        let (w, h) = (self.image_width as f32, self.image_height as f32);
+        let back = |[x, y]: Point| -> Point {
+            match quarter_turns % 4 {
+                0 => [x, y],
+                // `rotate90` takes (x, y) of a W x H image to (H - y, x).
+                1 => [y, w - x],
+                2 => [w - x, h - y],
+                // `rotate270` takes (x, y) to (y, W - x).
+                _ => [h - y, x],
+            }
+        };
+        let (image_width, image_height) = if quarter_turns % 2 == 1 {
+            (self.image_height, self.image_width)
+        } else {
+            (self.image_width, self.image_height)
+        };
+        let cells = self
+            .cells
+            .into_iter()
+            .map(|cell| {
+                let quad = cell.quad.map(back);
+                Cell {
+                    quad,
+                    bbox: bounding_box(&quad),
+                    ..cell
+                }
+            })
+            .collect();
+        let blocks = self
+            .blocks
+            .into_iter()
+            .map(|block| Block {
+                quad: block.quad.map(back),
+                ..block
+            })
+            .collect();
+        Cells {
+            image_width,
+            image_height,
+            page_quad: self.page_quad.map(back),
+            blocks,
+            cells,
+            quarter_turns: quarter_turns % 4,
+            ..self
+        }
+    }
+
     /// The cells JSON (a contract: fields are only ever added):
-    /// `{"image":{"file","width","height"},"page":{"quad"},"blocks":[...],
+    /// `{"image":{"file","width","height","turned_upright_degrees"},"page":{"quad"},"blocks":[...],
     /// "cells":[{"ply","move","side","quad","bbox","ink","ink_share"}]}`.
     pub fn to_json(&self) -> Value {
         let quad = |q: &Quad| Value::Array(q.iter().copied().map(round_point).collect());
         json!({
-            "image": {"file": self.source, "width": self.image_width, "height": self.image_height},
+            "image": {"file": self.source, "width": self.image_width, "height": self.image_height,
+                "turned_upright_degrees": 90 * u32::from(self.quarter_turns)},
             "page": {"quad": quad(&self.page_quad)},
             "blocks": self.blocks.iter().map(|b| json!({
                 "first_move": b.first_move,
@@ -472,11 +559,54 @@ mod tests {
                 quad: block_quad,
             }],
             cells: Vec::new(),
+            quarter_turns: 0,
         }
     }
 
     fn rectangle(left: f32, top: f32, right: f32, bottom: f32) -> Quad {
         [[left, top], [right, top], [right, bottom], [left, bottom]]
+    }
+
+    #[test]
+    fn cells_found_in_a_turned_image_are_given_back_in_the_image_as_it_is() {
+        // One dark pixel in a 30 x 20 image, found in each turned copy of it: the pixel's
+        // centre found there maps back to its centre here.
+        let mut image = image::GrayImage::from_pixel(30, 20, image::Luma([255]));
+        image.put_pixel(7, 4, image::Luma([0]));
+        let centre = [7.5, 4.5];
+        for quarter_turns in 0..4u8 {
+            let turned = match quarter_turns {
+                0 => image.clone(),
+                1 => image::imageops::rotate90(&image),
+                2 => image::imageops::rotate180(&image),
+                _ => image::imageops::rotate270(&image),
+            };
+            let (x, y, _) = turned.enumerate_pixels().find(|p| p.2 .0[0] == 0).unwrap();
+            let seen = [x as f32 + 0.5, y as f32 + 0.5];
+            let cell = Cell {
+                ply: 1,
+                quad: [seen; 4],
+                bbox: [0.0; 4],
+                ink: true,
+                ink_share: 0.1,
+            };
+            let found = Cells {
+                image_width: turned.width(),
+                image_height: turned.height(),
+                cells: vec![cell],
+                ..cells_with_block([seen; 4])
+            };
+            let back = found.turned_back(quarter_turns);
+            assert_eq!(back.quarter_turns, quarter_turns);
+            assert_eq!((back.image_width, back.image_height), (30, 20));
+            for point in back.cells[0].quad.iter().chain(&back.blocks[0].quad) {
+                assert!(
+                    (point[0] - centre[0]).abs() < 1e-4 && (point[1] - centre[1]).abs() < 1e-4,
+                    "{quarter_turns} quarter turns: {point:?}"
+                );
+            }
+            assert_eq!(back.cells[0].bbox, [7.5, 4.5, 0.0, 0.0]);
+        }
     }
 
     #[test]
