@@ -264,7 +264,7 @@ fn finds_the_cells_of_a_sheet_scanned_sideways() {
         .collect();
     let found = find_cells(&sideways, &PageOptions::default()).unwrap();
     assert_eq!(
-        found.quarter_turns, 1,
+        found.turned_degrees, 90.0,
         "turned a quarter clockwise to stand upright"
     );
     assert_eq!(
@@ -284,6 +284,75 @@ fn finds_the_cells_of_a_sheet_scanned_sideways() {
     let [top_left, top_right, _, bottom_left] = cell.quad;
     assert!(top_right[1] < top_left[1], "{:?}", cell.quad);
     assert!(bottom_left[0] > top_left[0], "{:?}", cell.quad);
+}
+
+/// A scan laid 25 degrees askew: on a dark scanner lid the sheet's outline is found and
+/// flattened; on a white one, beyond the tilt the table search follows, the page is turned
+/// level by the angle of its lines first. Either way every cell is found with its ply.
+#[test]
+fn finds_the_cells_of_a_sheet_scanned_far_askew() {
+    use imageproc::geometric_transformations::{warp_into, Border, Interpolation, Projection};
+
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
+    let name = "00000-en-fide-2x30";
+    let upright = Sheet::open(&dir.join(format!("{name}.jpg"))).unwrap();
+    let grey = upright.image.to_luma8();
+    let (w, h) = (grey.width() as f32, grey.height() as f32);
+    // Counter-clockwise by 25 degrees about the centre, on a canvas holding it all.
+    let angle = -25f32.to_radians();
+    let (sin, cos) = (angle.sin().abs(), angle.cos().abs());
+    let (canvas_w, canvas_h) = ((w * cos + h * sin).round(), (w * sin + h * cos).round());
+    let askew = Projection::translate(canvas_w / 2.0, canvas_h / 2.0)
+        * Projection::rotate(angle)
+        * Projection::translate(-w / 2.0, -h / 2.0);
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap())
+            .unwrap();
+    let cells: Vec<(u32, Quad, bool)> = truth["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let quad = quad(&c["quad"]).map(|[x, y]| {
+                let (u, v) = askew * (x, y);
+                [u, v]
+            });
+            (
+                c["ply"].as_u64().unwrap() as u32,
+                quad,
+                c["ink"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    // The sample is a photo, itself a few degrees off level.
+    for (lid, turned) in [(60u8, 0.0f32), (255, 25.0)] {
+        let mut canvas = GrayImage::new(canvas_w as u32, canvas_h as u32);
+        warp_into(
+            &grey,
+            askew,
+            Interpolation::Bilinear,
+            Border::Constant(Luma([lid])),
+            &mut canvas,
+        );
+        let sheet = Sheet {
+            name: format!("{name} askew"),
+            image: DynamicImage::ImageLuma8(canvas),
+            torn: false,
+        };
+        let found = find_cells(&sheet, &PageOptions::default()).unwrap();
+        assert!(
+            (found.turned_degrees - turned).abs() < 5.0,
+            "lid {lid}: turned {} degrees",
+            found.turned_degrees
+        );
+        let (matched, wrong, _) = compare(&found, &cells);
+        assert_eq!(wrong, 0, "lid {lid}: cells given a wrong ply");
+        assert!(
+            matched >= cells.len() - 2,
+            "lid {lid}: {matched} of {} cells found",
+            cells.len()
+        );
+    }
 }
 
 fn encoded(image: DynamicImage) -> Vec<u8> {

@@ -229,7 +229,7 @@ fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
     let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
     let upright = Sheet::open(&root.join("samples/sheets/00002-ru-chesscom-2x25.jpg")).unwrap();
     let (cells, readings) = upright_cells(reader, &upright, &PageOptions::default()).unwrap();
-    assert_eq!(cells.quarter_turns, 0);
+    assert_eq!(cells.turned_degrees, 0.0);
     let texts = |cells: &scoresheet::page::Cells, readings: &[scoresheet::recognize::CtcCell]| {
         let mut by_ply: Vec<(u32, String)> = cells
             .cells
@@ -254,10 +254,10 @@ fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
         };
         if quarter_turns == 3 {
             let first_guess = find_cells(&sheet, &PageOptions::default()).unwrap();
-            assert_eq!(first_guess.quarter_turns, 1);
+            assert_eq!(first_guess.turned_degrees, 90.0);
         }
         let (cells, readings) = upright_cells(reader, &sheet, &PageOptions::default()).unwrap();
-        assert_eq!(cells.quarter_turns, quarter_turns);
+        assert_eq!(cells.turned_degrees, 90.0 * quarter_turns as f32);
         let turned_texts = texts(&cells, &readings);
         assert_eq!(turned_texts.len(), upright_texts.len());
         let alike = turned_texts

@@ -28,6 +28,8 @@ pub use load::{Sheet, MAX_FILE_BYTES, MAX_PIXELS, MAX_SIDE, TORN_JPEG};
 
 use crate::synth::layout::Layout;
 use geometry::bounding_box;
+use image::GrayImage;
+use imageproc::geometric_transformations::Projection;
 use lines::{fit_rulings, fit_vertical_rulings, horizontal_runs, ink_mask, line_ink_mask};
 
 /// The width, in pixels, the page is flattened to before its lines are looked for: about
@@ -126,11 +128,11 @@ pub struct Cells {
     pub page_quad: Quad,
     pub blocks: Vec<Block>,
     pub cells: Vec<Cell>,
-    /// Quarter turns clockwise (0 to 3) that set the sheet upright in the image: a page
-    /// photographed sideways or upside down without an EXIF orientation. The quads are in
-    /// the image's pixels as given, their corners in the upright sheet's order (top left,
-    /// top right, bottom right, bottom left), so a crop through them is upright.
-    pub quarter_turns: u8,
+    /// Degrees clockwise (0 to 360) the image was turned to set the sheet upright: a page
+    /// photographed sideways, upside down (without an EXIF orientation) or far askew. The
+    /// quads are in the image's pixels as given, their corners in the upright sheet's order
+    /// (top left, top right, bottom right, bottom left), so a crop through them is upright.
+    pub turned_degrees: f32,
 }
 
 /// Share of a cell's inner part that must be ink for the cell to count as written.
@@ -294,32 +296,43 @@ const MIN_LAST_LOOK_ROWS: u32 = 10;
 /// else, a blank page, a sheet too blurred or too small to show its lines).
 ///
 /// A sheet photographed sideways (its rulings running down the image) is found turned a
-/// quarter either way; which way up it then stands is for the reader to tell
-/// ([`find_cells_turned`] with two more turns; `read` does so).
+/// quarter either way, and one askew by more than the table search allows (about 15
+/// degrees) is turned by the angle of its straight lines first; which way up it then stands
+/// is for the reader to tell ([`find_cells_turned`] with a half turn more; `read` does so).
 pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageError> {
-    find_cells_turned(sheet, options, 0).or_else(|upright| {
-        [1, 3]
-            .into_iter()
-            .find_map(|turns| find_cells_turned(sheet, options, turns).ok())
+    let first_found = |turns: &[f32]| {
+        turns
+            .iter()
+            .find_map(|&degrees| find_cells_turned(sheet, options, degrees).ok())
+    };
+    find_cells_turned(sheet, options, 0.0).or_else(|upright| {
+        first_found(&[90.0, 270.0])
+            .or_else(|| {
+                let level = leveling_degrees(&sheet.grey())?;
+                if level.abs() < MIN_DESKEW_DEGREES {
+                    return None;
+                }
+                first_found(&[level, level + 90.0, level + 270.0])
+            })
             .ok_or(upright)
     })
 }
 
-/// [`find_cells`] in the image turned `quarter_turns` times clockwise (taken modulo 4), the
-/// cells given back in the pixels of the image as it is ([`Cells::quarter_turns`]).
+/// Pages askew by less than this are searched as they are: the table search follows
+/// rulings up to about 15 degrees off level.
+const MIN_DESKEW_DEGREES: f32 = 8.0;
+
+/// [`find_cells`] in the image turned `degrees` clockwise about its centre (on a canvas that
+/// holds all of it), the cells given back in the pixels of the image as it is
+/// ([`Cells::turned_degrees`]).
 pub fn find_cells_turned(
     sheet: &Sheet,
     options: &PageOptions,
-    quarter_turns: u8,
+    degrees: f32,
 ) -> Result<Cells, PageError> {
+    let degrees = degrees.rem_euclid(360.0);
     let grey = sheet.grey();
-    let quarter_turns = quarter_turns % 4;
-    let turned = match quarter_turns {
-        0 => grey,
-        1 => Cow::Owned(image::imageops::rotate90(grey.as_ref())),
-        2 => Cow::Owned(image::imageops::rotate180(grey.as_ref())),
-        _ => Cow::Owned(image::imageops::rotate270(grey.as_ref())),
-    };
+    let (to_turned, turned) = turned_image(grey.as_ref(), degrees);
     // A last look where no table was found: heavy handwriting may have broken a column's
     // divider into pieces, which are joined. Only then, so that every sheet found without
     // it keeps its grid as found (a joined ruling is straight where its pieces bend).
@@ -332,8 +345,93 @@ pub fn find_cells_turned(
                 .filter(|cells| cells.blocks.iter().all(|b| b.rows >= MIN_LAST_LOOK_ROWS))
                 .ok_or(error)
         })
-        .map(|cells| cells.turned_back(quarter_turns))
+        .map(|cells| cells.turned_back(grey.dimensions(), to_turned, degrees))
         .map_err(|error| sheet.explain(error))
+}
+
+/// `grey` turned `degrees` (0 to 360) clockwise about its centre onto a canvas that holds it
+/// all (white where it does not reach), and the map from its pixels to the canvas's. Quarter
+/// turns are exact pixel moves.
+fn turned_image(grey: &GrayImage, degrees: f32) -> (Projection, Cow<'_, GrayImage>) {
+    use image::imageops::{rotate180, rotate270, rotate90};
+    let (w, h) = (grey.width() as f32, grey.height() as f32);
+    let (sin, cos) = degrees.to_radians().sin_cos();
+    let (turned_w, turned_h) = (
+        (w * cos.abs() + h * sin.abs()).round(),
+        (w * sin.abs() + h * cos.abs()).round(),
+    );
+    // About the centre: `rotate90` takes (x, y) to (H - y, x), and so does this map.
+    let to_turned = Projection::translate(turned_w / 2.0, turned_h / 2.0)
+        * Projection::rotate(degrees.to_radians())
+        * Projection::translate(-w / 2.0, -h / 2.0);
+    let quarter = (degrees / 90.0).round();
+    let turned = if (degrees - 90.0 * quarter).abs() < 1e-3 {
+        match quarter as u32 % 4 {
+            0 => Cow::Borrowed(grey),
+            1 => Cow::Owned(rotate90(grey)),
+            2 => Cow::Owned(rotate180(grey)),
+            _ => Cow::Owned(rotate270(grey)),
+        }
+    } else {
+        let mut canvas = GrayImage::new(turned_w as u32, turned_h as u32);
+        imageproc::geometric_transformations::warp_into(
+            grey,
+            to_turned,
+            imageproc::geometric_transformations::Interpolation::Bilinear,
+            imageproc::geometric_transformations::Border::Constant(image::Luma([255])),
+            &mut canvas,
+        );
+        Cow::Owned(canvas)
+    };
+    (to_turned, turned)
+}
+
+/// Degrees to turn `grey` clockwise so that its straight lines (a form's rulings, the
+/// sheet's edges) run level or plumb, in -45 to 45: the angle at which the image's strong
+/// edges pile up, modulo a quarter turn. `None` for an image without strong edges.
+fn leveling_degrees(grey: &GrayImage) -> Option<f32> {
+    const BINS_PER_DEGREE: usize = 2;
+    let scale = 600.0 / grey.width().max(grey.height()) as f32;
+    let small = if scale < 1.0 {
+        image::imageops::resize(
+            grey,
+            ((grey.width() as f32 * scale) as u32).max(1),
+            ((grey.height() as f32 * scale) as u32).max(1),
+            image::imageops::FilterType::Triangle,
+        )
+    } else {
+        grey.clone()
+    };
+    // Scharr's kernels measure an edge's direction more evenly at every angle than Sobel's.
+    let (gx, gy) = (
+        imageproc::gradients::horizontal_scharr(&small),
+        imageproc::gradients::vertical_scharr(&small),
+    );
+    let mut votes = vec![0f32; 90 * BINS_PER_DEGREE];
+    for (x, y) in gx.pixels().zip(gy.pixels()) {
+        let (x, y) = (x.0[0] as f32, y.0[0] as f32);
+        let strength = x.hypot(y);
+        // Scharr on 8-bit pixels: 16 x 255 at most for a clean step; faint texture is left
+        // out.
+        if strength < 800.0 {
+            continue;
+        }
+        let angle = y.atan2(x).to_degrees().rem_euclid(90.0);
+        let bin = (angle * BINS_PER_DEGREE as f32) as usize % votes.len();
+        votes[bin] += strength;
+    }
+    let smoothed = |bin: usize| -> f32 {
+        (0..5)
+            .map(|k| votes[(bin + votes.len() + k - 2) % votes.len()])
+            .sum()
+    };
+    let peak = (0..votes.len()).max_by(|&a, &b| smoothed(a).total_cmp(&smoothed(b)))?;
+    if smoothed(peak) <= 0.0 {
+        return None;
+    }
+    let skew = (peak as f32 + 0.5) / BINS_PER_DEGREE as f32;
+    // Edges turned `skew` clockwise (modulo a quarter) are levelled by turning back.
+    Some(if skew > 45.0 { 90.0 - skew } else { -skew })
 }
 
 /// [`find_cells`] in `grey` with the vertical rulings `taken` as said.
@@ -431,7 +529,7 @@ fn cells_of(
         page_quad: paper.quad,
         blocks: found_blocks,
         cells,
-        quarter_turns: 0,
+        turned_degrees: 0.0,
     }
 }
 
@@ -457,25 +555,14 @@ impl Cells {
         })
     }
 
-    /// Cells found in the image turned `quarter_turns` times clockwise, in the pixels of
-    /// the image before the turn; each quad keeps its corners' order.
-    fn turned_back(self, quarter_turns: u8) -> Cells {
-        // The turned image's size: a quarter turn swaps width and height.
-        let (w, h) = (self.image_width as f32, self.image_height as f32);
+    /// Cells found in an image turned `degrees` clockwise by the map `to_turned` from the
+    /// pixels of the image as it is (`size`), given back in those pixels; each quad keeps its
+    /// corners' order.
+    fn turned_back(self, size: (u32, u32), to_turned: Projection, degrees: f32) -> Cells {
+        let to_image = to_turned.invert();
         let back = |[x, y]: Point| -> Point {
-            match quarter_turns % 4 {
-                0 => [x, y],
-                // `rotate90` takes (x, y) of a W x H image to (H - y, x).
-                1 => [y, w - x],
-                2 => [w - x, h - y],
-                // `rotate270` takes (x, y) to (y, W - x).
-                _ => [h - y, x],
-            }
-        };
-        let (image_width, image_height) = if quarter_turns % 2 == 1 {
-            (self.image_height, self.image_width)
-        } else {
-            (self.image_width, self.image_height)
+            let (u, v) = to_image * (x, y);
+            [u, v]
         };
         let cells = self
             .cells
@@ -498,12 +585,12 @@ impl Cells {
             })
             .collect();
         Cells {
-            image_width,
-            image_height,
+            image_width: size.0,
+            image_height: size.1,
             page_quad: self.page_quad.map(back),
             blocks,
             cells,
-            quarter_turns: quarter_turns % 4,
+            turned_degrees: degrees,
             ..self
         }
     }
@@ -515,7 +602,7 @@ impl Cells {
         let quad = |q: &Quad| Value::Array(q.iter().copied().map(round_point).collect());
         json!({
             "image": {"file": self.source, "width": self.image_width, "height": self.image_height,
-                "turned_upright_degrees": 90 * u32::from(self.quarter_turns)},
+                "turned_upright_degrees": (self.turned_degrees * 10.0).round() / 10.0},
             "page": {"quad": quad(&self.page_quad)},
             "blocks": self.blocks.iter().map(|b| json!({
                 "first_move": b.first_move,
@@ -559,7 +646,7 @@ mod tests {
                 quad: block_quad,
             }],
             cells: Vec::new(),
-            quarter_turns: 0,
+            turned_degrees: 0.0,
         }
     }
 
@@ -571,18 +658,26 @@ mod tests {
     fn cells_found_in_a_turned_image_are_given_back_in_the_image_as_it_is() {
         // One dark pixel in a 30 x 20 image, found in each turned copy of it: the pixel's
         // centre found there maps back to its centre here.
-        let mut image = image::GrayImage::from_pixel(30, 20, image::Luma([255]));
+        let mut image = GrayImage::from_pixel(30, 20, image::Luma([255]));
         image.put_pixel(7, 4, image::Luma([0]));
         let centre = [7.5, 4.5];
-        for quarter_turns in 0..4u8 {
-            let turned = match quarter_turns {
-                0 => image.clone(),
-                1 => image::imageops::rotate90(&image),
-                2 => image::imageops::rotate180(&image),
-                _ => image::imageops::rotate270(&image),
+        for degrees in [0.0, 90.0, 180.0, 270.0, 30.0, 333.0] {
+            let (to_turned, turned) = turned_image(&image, degrees);
+            let (x, y) = if degrees % 90.0 == 0.0 {
+                let (x, y, _) = turned.enumerate_pixels().find(|p| p.2 .0[0] == 0).unwrap();
+                (x as f32 + 0.5, y as f32 + 0.5)
+            } else {
+                // Interpolated: the darkest pixel's centre lies within a pixel of the map's.
+                let (x, y, _) = turned.enumerate_pixels().min_by_key(|p| p.2 .0[0]).unwrap();
+                let mapped = to_turned * (centre[0], centre[1]);
+                assert!(
+                    (x as f32 + 0.5 - mapped.0).abs() <= 1.0
+                        && (y as f32 + 0.5 - mapped.1).abs() <= 1.0,
+                    "{degrees}: darkest ({x}, {y}), mapped {mapped:?}"
+                );
+                mapped
             };
-            let (x, y, _) = turned.enumerate_pixels().find(|p| p.2 .0[0] == 0).unwrap();
-            let seen = [x as f32 + 0.5, y as f32 + 0.5];
+            let seen = [x, y];
             let cell = Cell {
                 ply: 1,
                 quad: [seen; 4],
@@ -596,16 +691,33 @@ mod tests {
                 cells: vec![cell],
                 ..cells_with_block([seen; 4])
             };
-            let back = found.turned_back(quarter_turns);
-            assert_eq!(back.quarter_turns, quarter_turns);
+            let back = found.turned_back((30, 20), to_turned, degrees);
+            assert_eq!(back.turned_degrees, degrees);
             assert_eq!((back.image_width, back.image_height), (30, 20));
             for point in back.cells[0].quad.iter().chain(&back.blocks[0].quad) {
                 assert!(
-                    (point[0] - centre[0]).abs() < 1e-4 && (point[1] - centre[1]).abs() < 1e-4,
-                    "{quarter_turns} quarter turns: {point:?}"
+                    (point[0] - centre[0]).abs() < 1e-3 && (point[1] - centre[1]).abs() < 1e-3,
+                    "{degrees} degrees: {point:?}"
                 );
             }
-            assert_eq!(back.cells[0].bbox, [7.5, 4.5, 0.0, 0.0]);
+        }
+    }
+
+    #[test]
+    fn the_lines_of_a_page_askew_are_levelled() {
+        // Ruled lines (soft-edged, as a scan's) every 20 pixels, turned `skew` degrees
+        // clockwise.
+        for skew in [-30.0f32, -12.0, 0.0, 20.0, 40.0] {
+            let (sin, cos) = skew.to_radians().sin_cos();
+            let page = GrayImage::from_fn(400, 300, |x, y| {
+                let (x, y) = (x as f32 - 200.0, y as f32 - 150.0);
+                // The distance to the nearest line, along the lines' normal.
+                let off_line = ((-x * sin + y * cos).rem_euclid(20.0) - 10.0).abs() - 10.0;
+                let ink = (-off_line * off_line / 2.0).exp();
+                image::Luma([(255.0 * (1.0 - ink)) as u8])
+            });
+            let level = leveling_degrees(&page).unwrap();
+            assert!((level + skew).abs() <= 1.0, "skew {skew}: level by {level}");
         }
     }
 

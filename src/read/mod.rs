@@ -420,7 +420,7 @@ fn unread_page(sheet: &Sheet) -> Cells {
         page_quad: [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]],
         blocks: Vec::new(),
         cells: Vec::new(),
-        quarter_turns: 0,
+        turned_degrees: 0.0,
     }
 }
 
@@ -481,7 +481,7 @@ pub fn upright_cells(
     // The page is upside down: its first move is at the bottom of the image, so the table
     // is found again, not just its cells turned.
     let upright =
-        find_cells_turned(sheet, options, found.quarter_turns + 2).map_err(|e| failed(&e))?;
+        find_cells_turned(sheet, options, found.turned_degrees + 180.0).map_err(|e| failed(&e))?;
     let readings = read_cells(reader, sheet, &upright).map_err(|e| failed(&e))?;
     Ok((upright, readings))
 }
