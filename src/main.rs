@@ -298,6 +298,17 @@ fn write_output(output: Option<&Path>, text: &str) -> Result<(), String> {
     }
 }
 
+/// The reader `--model` names (loaded into `loaded`), or the shipped one.
+fn chosen_reader<'a>(
+    model: Option<&Path>,
+    loaded: &'a mut Option<Reader>,
+) -> Result<&'a Reader, String> {
+    match model {
+        Some(path) => Ok(loaded.insert(Reader::load(path).map_err(|e| e.to_string())?)),
+        None => Reader::shipped().map_err(|e| e.to_string()),
+    }
+}
+
 fn run_cells(args: &CellsArgs) -> Result<(), String> {
     let layout = match &args.layout {
         Some(path) => {
@@ -311,14 +322,8 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
     let options = PageOptions { layout };
     // With the reader the page is also set the right way up ([`upright_cells`]).
     let (cells, readings) = if args.read {
-        let loaded;
-        let reader = match &args.model {
-            Some(path) => {
-                loaded = Reader::load(path).map_err(|e| e.to_string())?;
-                &loaded
-            }
-            None => Reader::shipped().map_err(|e| e.to_string())?,
-        };
+        let mut loaded = None;
+        let reader = chosen_reader(args.model.as_deref(), &mut loaded)?;
         let (cells, readings) =
             upright_cells(reader, &sheet, &options).map_err(|e| e.to_string())?;
         (cells, Some(readings))
@@ -402,14 +407,8 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         language: args.game.language()?,
         ..ReadOptions::default()
     };
-    let loaded;
-    let reader = match &args.model {
-        Some(path) => {
-            loaded = Reader::load(path).map_err(|e| e.to_string())?;
-            &loaded
-        }
-        None => Reader::shipped().map_err(|e| e.to_string())?,
-    };
+    let mut loaded = None;
+    let reader = chosen_reader(args.model.as_deref(), &mut loaded)?;
     let FilesRead { sheets, copy, read } =
         read_game_files(&args.pages, &args.copy, reader, &options).map_err(|e| e.to_string())?;
     let tags = args.game.tags();
@@ -470,14 +469,8 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
     }
     .language()?;
     let games = batch::plan(&args.input).map_err(|e| e.to_string())?;
-    let loaded;
-    let reader = match &args.model {
-        Some(path) => {
-            loaded = Reader::load(path).map_err(|e| e.to_string())?;
-            &loaded
-        }
-        None => Reader::shipped().map_err(|e| e.to_string())?,
-    };
+    let mut loaded = None;
+    let reader = chosen_reader(args.model.as_deref(), &mut loaded)?;
     let options = ReadOptions {
         language,
         ..ReadOptions::default()

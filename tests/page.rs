@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::Language;
-use scoresheet::page::{find_cells, quad_iou, Cells, PageOptions, Quad, Sheet};
+use scoresheet::page::{find_cells, quad_iou, Cells, PageOptions, Point, Quad, Sheet};
 use scoresheet::synth::camera::Capture;
 use scoresheet::synth::layout::Layout;
 use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
@@ -27,6 +27,22 @@ fn quad(value: &Value) -> Quad {
         ]
     };
     [p(0), p(1), p(2), p(3)]
+}
+
+/// The truth's cells `(ply, quad, ink)`, each quad's corners moved by `moved`.
+fn truth_cells(truth: &Value, moved: impl Fn(Point) -> Point) -> Vec<(u32, Quad, bool)> {
+    truth["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["ply"].as_u64().unwrap() as u32,
+                quad(&c["quad"]).map(&moved),
+                c["ink"].as_bool().unwrap(),
+            )
+        })
+        .collect()
 }
 
 /// (cells matched with IoU >= 0.7 and the right ply, cells given another ply, ink verdicts
@@ -124,19 +140,7 @@ fn finds_every_cell_of_the_real_scans() {
         let found = find_cells(&sheet, &PageOptions::default()).unwrap();
         // The hand-checked boxes put pixel centres on whole numbers, the page stage pixel
         // edges: half a pixel apart.
-        let cells: Vec<(u32, Quad, bool)> = truth["cells"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| {
-                let q = quad(&c["quad"]).map(|[x, y]| [x + 0.5, y + 0.5]);
-                (
-                    c["ply"].as_u64().unwrap() as u32,
-                    q,
-                    c["ink"].as_bool().unwrap(),
-                )
-            })
-            .collect();
+        let cells = truth_cells(&truth, |[x, y]| [x + 0.5, y + 0.5]);
         assert_eq!(cells.len(), 100);
         let (m, w, k) = compare(&found, &cells);
         assert_eq!(
@@ -212,18 +216,7 @@ fn finds_the_cells_of_a_slanted_low_resolution_photo_in_shadow() {
     let truth: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap())
             .unwrap();
-    let cells: Vec<(u32, Quad, bool)> = truth["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["ply"].as_u64().unwrap() as u32,
-                quad(&c["quad"]),
-                c["ink"].as_bool().unwrap(),
-            )
-        })
-        .collect();
+    let cells = truth_cells(&truth, |point| point);
     let found = find_cells(&sheet, &PageOptions::default()).unwrap();
     assert_eq!(found.cells.len(), 80);
     let (matched, wrong, _) = compare(&found, &cells);
@@ -249,19 +242,7 @@ fn finds_the_cells_of_a_sheet_scanned_sideways() {
         serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap())
             .unwrap();
     // `rotate270` takes the point (x, y) to (y, W - x).
-    let turned = |quad: Quad| quad.map(|[x, y]| [y, width - x]);
-    let cells: Vec<(u32, Quad, bool)> = truth["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["ply"].as_u64().unwrap() as u32,
-                turned(quad(&c["quad"])),
-                c["ink"].as_bool().unwrap(),
-            )
-        })
-        .collect();
+    let cells = truth_cells(&truth, |[x, y]| [y, width - x]);
     let found = find_cells(&sideways, &PageOptions::default()).unwrap();
     assert_eq!(
         found.turned_degrees, 90.0,
@@ -308,22 +289,10 @@ fn finds_the_cells_of_a_sheet_scanned_far_askew() {
     let truth: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap())
             .unwrap();
-    let cells: Vec<(u32, Quad, bool)> = truth["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let quad = quad(&c["quad"]).map(|[x, y]| {
-                let (u, v) = askew * (x, y);
-                [u, v]
-            });
-            (
-                c["ply"].as_u64().unwrap() as u32,
-                quad,
-                c["ink"].as_bool().unwrap(),
-            )
-        })
-        .collect();
+    let cells = truth_cells(&truth, |[x, y]| {
+        let (u, v) = askew * (x, y);
+        [u, v]
+    });
     // The sample is a photo, itself a few degrees off level.
     for (lid, turned) in [(60u8, 0.0f32), (255, 25.0)] {
         let mut canvas = GrayImage::new(canvas_w as u32, canvas_h as u32);
