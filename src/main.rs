@@ -438,6 +438,9 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     for page in &read.torn_pages {
         eprintln!("warning: {}", torn_page_note(page));
     }
+    for note in read.turned_page_notes() {
+        eprintln!("note: {note}");
+    }
     report_doubts(&name, &read.game);
     Ok(())
 }

@@ -223,7 +223,8 @@ fn the_shipped_int8_reader_reads_as_the_float_model_does() {
 fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
     use scoresheet::decode::CellEvidence;
     use scoresheet::page::{find_cells, PageOptions, Sheet};
-    use scoresheet::read::upright_cells;
+    use scoresheet::read::{read_game, upright_cells, ReadOptions};
+    use scoresheet::report::PgnTags;
 
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
@@ -270,5 +271,19 @@ fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
             "{alike} of {} cells read alike turned {quarter_turns} quarters",
             upright_texts.len()
         );
+        if quarter_turns == 2 {
+            // The game read says so: in the JSON, and in a note for the user and the review.
+            let read = read_game(&[sheet], &[], reader, &ReadOptions::default()).unwrap();
+            let json = read.to_json(&PgnTags::default());
+            assert_eq!(
+                json["pages_turned_upright_degrees"],
+                serde_json::json!([180.0])
+            );
+            let notes = read.turned_page_notes();
+            assert!(
+                notes.len() == 1 && notes[0].contains("turned 180 degrees"),
+                "{notes:?}"
+            );
+        }
     }
 }

@@ -756,6 +756,23 @@ fn read_pages(
 }
 
 impl GameRead {
+    /// A sentence for the user about each page that had to be turned to stand upright
+    /// ([`Cells::turned_degrees`]): a scan fed the wrong way round, or a photo without its
+    /// orientation.
+    pub fn turned_page_notes(&self) -> Vec<String> {
+        self.pages
+            .iter()
+            .chain(&self.copy_pages)
+            .filter(|page| page.turned_degrees != 0.0)
+            .map(|page| {
+                format!(
+                    "{}: the page was read turned {:.0} degrees clockwise, to stand upright",
+                    page.source, page.turned_degrees
+                )
+            })
+            .collect()
+    }
+
     /// The HTML review page ([`crate::report::html`]); `sheets` and `copy` are the pages this
     /// game was read from, as given to [`read_game`] (a ply only the copy wrote shows there).
     pub fn review_html(&self, sheets: &[Sheet], copy: &[Sheet], tags: &PgnTags) -> String {
@@ -783,6 +800,7 @@ impl GameRead {
             .iter()
             .map(SetAside::note)
             .chain(torn)
+            .chain(self.turned_page_notes())
             .collect();
         review_html(&self.game, &cells, &pages, tags, &notes)
     }
@@ -817,8 +835,9 @@ impl GameRead {
     /// pixels) and what the reader saw there (`read`, `read_confidence`), the same for the
     /// other player's copy of the ply when both sheets wrote it (`copy`), `pages` (each
     /// page's file: the own sheet's, then the copy's), `set_aside` (`null`, or the sheet
-    /// left out, `"own"` or `"copy"`, and its `error`) and `torn_pages` (the files of pages
-    /// cut short, see [`GameRead::torn_pages`]).
+    /// left out, `"own"` or `"copy"`, and its `error`), `torn_pages` (the files of pages
+    /// cut short, see [`GameRead::torn_pages`]) and `pages_turned_upright_degrees` (for each
+    /// page, how far clockwise it was turned to read it, see [`Cells::turned_degrees`]).
     pub fn to_json(&self, tags: &PgnTags) -> Value {
         fn describe(entry: &mut Value, cell: &GameCell) {
             entry["page"] = json!(cell.page);
@@ -858,6 +877,12 @@ impl GameRead {
             None => Value::Null,
         };
         json["torn_pages"] = json!(self.torn_pages);
+        json["pages_turned_upright_degrees"] = json!(self
+            .pages
+            .iter()
+            .chain(&self.copy_pages)
+            .map(|p| (p.turned_degrees * 10.0).round() / 10.0)
+            .collect::<Vec<_>>());
         json
     }
 
