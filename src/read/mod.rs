@@ -479,9 +479,11 @@ pub fn upright_cells(
         return Ok((found, readings));
     }
     // The page is upside down: its first move is at the bottom of the image, so the table
-    // is found again, not just its cells turned.
-    let upright =
-        find_cells_turned(sheet, options, found.turned_degrees + 180.0).map_err(|e| failed(&e))?;
+    // is found again, not just its cells turned. Where it is not found that way up, the
+    // table found stands: its reading, however poor, is flagged move by move.
+    let Ok(upright) = find_cells_turned(sheet, options, found.turned_degrees + 180.0) else {
+        return Ok((found, readings));
+    };
     let readings = read_cells(reader, sheet, &upright).map_err(|e| failed(&e))?;
     Ok((upright, readings))
 }
