@@ -189,6 +189,9 @@ pub struct BatchSummary {
     /// Every page of a finished game whose file was cut short
     /// ([`crate::read::GameRead::torn_pages`]).
     pub torn_pages: Vec<String>,
+    /// `(file, degrees)` of every page of a finished game that was turned to stand upright
+    /// (`pages_turned_upright_degrees` of the game's JSON): scans fed the wrong way round.
+    pub turned_pages: Vec<(String, f64)>,
     pub seconds: f64,
 }
 
@@ -208,6 +211,9 @@ impl BatchSummary {
                 .map(|(file, error)| json!({"file": file, "error": error}))
                 .collect::<Vec<_>>(),
             "torn_pages": self.torn_pages,
+            "turned_pages": self.turned_pages.iter()
+                .map(|(file, degrees)| json!({"file": file, "degrees": degrees}))
+                .collect::<Vec<_>>(),
             "seconds": (self.seconds * 10.0).round() / 10.0,
         })
     }
@@ -311,7 +317,7 @@ pub fn run(
 
     // The database and the counts cover every finished game of the shard, this run's or not.
     let (mut pgn, mut moves, mut flagged) = (String::new(), 0, 0);
-    let (mut set_aside, mut torn_pages) = (Vec::new(), Vec::new());
+    let (mut set_aside, mut torn_pages, mut turned_pages) = (Vec::new(), Vec::new(), Vec::new());
     for game in &mine {
         let Ok(text) = std::fs::read_to_string(result_path(game)) else {
             continue;
@@ -326,6 +332,18 @@ pub fn run(
         }
         if let Some(pages) = json["torn_pages"].as_array() {
             torn_pages.extend(pages.iter().filter_map(Value::as_str).map(String::from));
+        }
+        if let (Some(pages), Some(turns)) = (
+            json["pages"].as_array(),
+            json["pages_turned_upright_degrees"].as_array(),
+        ) {
+            for (page, degrees) in pages.iter().zip(turns) {
+                if let (Some(page), Some(degrees)) = (page.as_str(), degrees.as_f64()) {
+                    if degrees != 0.0 {
+                        turned_pages.push((page.to_string(), degrees));
+                    }
+                }
+            }
         }
         if let Some(game_pgn) = json["pgn"].as_str() {
             pgn.push_str(game_pgn.trim_end());
@@ -348,6 +366,7 @@ pub fn run(
         failures,
         set_aside,
         torn_pages,
+        turned_pages,
         seconds: started.elapsed().as_secs_f64(),
     };
     let text = serde_json::to_string_pretty(&summary.to_json()).unwrap_or_default() + "\n";

@@ -349,6 +349,13 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
     )
     .unwrap();
     std::fs::write(input.join("notes.txt"), b"not an image, not a game").unwrap();
+    // A sheet scanned upside down: read the right way up, and listed as turned.
+    let upside_down = input.join("00005-uk-upside-down.png");
+    image::open("samples/sheets/00005-uk-chesscom-2x25.jpg")
+        .unwrap()
+        .rotate180()
+        .save(&upside_down)
+        .unwrap();
     let run = || {
         scoresheet(&[
             "batch",
@@ -364,8 +371,8 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
     assert!(stderr(&first).contains("torn.jpg"), "{}", stderr(&first));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("_summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["games"], 3);
-    assert_eq!(summary["finished"], 2);
+    assert_eq!(summary["games"], 4);
+    assert_eq!(summary["finished"], 3);
     assert_eq!(
         summary["failures"][0]["file"].as_str().unwrap(),
         input.join("torn.jpg").to_str().unwrap()
@@ -374,7 +381,15 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
         summary["torn_pages"],
         serde_json::json!([cut.to_str().unwrap()])
     );
-    for stem in ["00001-de-single-40", "00002-ru-chesscom-2x25"] {
+    assert_eq!(
+        summary["turned_pages"],
+        serde_json::json!([{"file": upside_down.to_str().unwrap(), "degrees": 180.0}])
+    );
+    for stem in [
+        "00001-de-single-40",
+        "00002-ru-chesscom-2x25",
+        "00005-uk-upside-down",
+    ] {
         let game: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(out.join(format!("{stem}.json"))).unwrap(),
         )
@@ -390,7 +405,7 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
         );
     }
     let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
-    assert_eq!(pgn.matches("[Event ").count(), 2);
+    assert_eq!(pgn.matches("[Event ").count(), 3);
     // Nothing half-written is left, and a rerun reads only what failed.
     let names: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
@@ -401,7 +416,7 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
     assert_eq!(second.status.code(), Some(1));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("_summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["skipped"], 2);
+    assert_eq!(summary["skipped"], 3);
     assert_eq!(summary["read"], 0);
     assert_eq!(
         std::fs::read_to_string(out.join("games.pgn")).unwrap(),
