@@ -143,15 +143,21 @@ impl Cells {
     /// `width` x `height` grey. A cell whose corners admit no perspective map (degenerate)
     /// gives a blank crop.
     pub fn crops(&self, sheet: &Sheet, width: u32, height: u32) -> Vec<GrayImage> {
-        let grey = sheet.grey();
-        self.cells
-            .par_iter()
-            .map(|cell| {
-                cell_crop(&grey, reading_window(&grey, cell.quad), width, height)
-                    .unwrap_or_else(|| GrayImage::from_pixel(width, height, image::Luma([255])))
-            })
-            .collect()
+        let quads: Vec<Quad> = self.cells.iter().map(|cell| cell.quad).collect();
+        reading_crops(&sheet.grey(), &quads, width, height)
     }
+}
+
+/// The crop of each cell `quads` from `grey` as the reader reads it ([`reading_window`] of the
+/// cell), in order, each `width` x `height`; a degenerate quad gives a blank crop.
+pub fn reading_crops(grey: &GrayImage, quads: &[Quad], width: u32, height: u32) -> Vec<GrayImage> {
+    quads
+        .par_iter()
+        .map(|&quad| {
+            cell_crop(grey, reading_window(grey, quad), width, height)
+                .unwrap_or_else(|| GrayImage::from_pixel(width, height, image::Luma([255])))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -300,15 +300,16 @@ const MIN_LAST_LOOK_ROWS: u32 = 10;
 /// degrees) is turned by the angle of its straight lines first; which way up it then stands
 /// is for the reader to tell ([`find_cells_turned`] with a half turn more; `read` does so).
 pub fn find_cells(sheet: &Sheet, options: &PageOptions) -> Result<Cells, PageError> {
+    let grey = sheet.grey();
     let first_found = |turns: &[f32]| {
         turns
             .iter()
-            .find_map(|&degrees| find_cells_turned(sheet, options, degrees).ok())
+            .find_map(|&degrees| find_cells_in(sheet, &grey, options, degrees).ok())
     };
-    find_cells_turned(sheet, options, 0.0).or_else(|upright| {
+    find_cells_in(sheet, &grey, options, 0.0).or_else(|upright| {
         first_found(&[90.0, 270.0])
             .or_else(|| {
-                let level = leveling_degrees(&sheet.grey())?;
+                let level = leveling_degrees(&grey)?;
                 if level.abs() < MIN_DESKEW_DEGREES {
                     return None;
                 }
@@ -330,9 +331,18 @@ pub fn find_cells_turned(
     options: &PageOptions,
     degrees: f32,
 ) -> Result<Cells, PageError> {
+    find_cells_in(sheet, &sheet.grey(), options, degrees)
+}
+
+/// [`find_cells_turned`] with the sheet's grey image already made.
+fn find_cells_in(
+    sheet: &Sheet,
+    grey: &GrayImage,
+    options: &PageOptions,
+    degrees: f32,
+) -> Result<Cells, PageError> {
     let degrees = degrees.rem_euclid(360.0);
-    let grey = sheet.grey();
-    let (to_turned, turned) = turned_image(grey.as_ref(), degrees);
+    let (to_turned, turned) = turned_image(grey, degrees);
     // A last look where no table was found: heavy handwriting may have broken a column's
     // divider into pieces, which are joined. Only then, so that every sheet found without
     // it keeps its grid as found (a joined ruling is straight where its pieces bend).
@@ -436,7 +446,7 @@ fn leveling_degrees(grey: &GrayImage) -> Option<f32> {
 
 /// [`find_cells`] in `grey` with the vertical rulings `taken` as said.
 fn find_cells_taking(
-    grey: &image::GrayImage,
+    grey: &GrayImage,
     name: &str,
     options: &PageOptions,
     taken: Verticals,

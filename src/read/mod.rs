@@ -13,11 +13,12 @@ use crate::decode::{
     decode, decode_along, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell,
 };
 use crate::notation::Language;
+use crate::page::crop::reading_crops;
 use crate::page::overlay::{draw_overlay, mark_cells};
 use crate::page::{
     find_cells, find_cells_turned, Cell, Cells, PageOptions, Quad, Sheet, TORN_JPEG,
 };
-use crate::recognize::{read_cells, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
+use crate::recognize::{read_crops, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
 use crate::report::html::{review_html, ReviewCell, ReviewPage};
 use crate::report::{to_json_with_note, to_pgn_with_note, PgnTags};
 use crate::start::StartPosition;
@@ -284,21 +285,20 @@ pub fn read_game(
         }
     };
     let mut game = decode(&evidence, &options.start, options.language, &decoder);
+    // The language stays the one found: the game is decoded again in it, if at all.
+    let copy_language = decoder.copy_language.unwrap_or(game.language);
+    let sheet_of = |cell: &GameCell| {
+        if cell.page < sheets.len() {
+            WhichSheet::Own
+        } else {
+            WhichSheet::Copy
+        }
+    };
     // The readings as the reader made them, for the report, when the game is decoded again
     // from the writer's adapted ones.
     let mut as_read = None;
     if options.adapt_to_writer {
-        let sheets_read: Vec<WhichSheet> = cells
-            .iter()
-            .map(|cell| {
-                if cell.page < sheets.len() {
-                    WhichSheet::Own
-                } else {
-                    WhichSheet::Copy
-                }
-            })
-            .collect();
-        let copy_language = decoder.copy_language.unwrap_or(game.language);
+        let sheets_read: Vec<WhichSheet> = cells.iter().map(sheet_of).collect();
         let adapted = writer::adapt(
             &game,
             &evidence,
@@ -324,12 +324,10 @@ pub fn read_game(
     }
     let as_read = as_read.as_ref().unwrap_or(&evidence);
     flag_faint_readings(&mut game, &cells);
-    let copy_language = decoder.copy_language.unwrap_or(game.language);
     for (cell, reading) in cells.iter_mut().zip(as_read) {
-        let language = if cell.page < sheets.len() {
-            game.language
-        } else {
-            copy_language
+        let language = match sheet_of(cell) {
+            WhichSheet::Own => game.language,
+            WhichSheet::Copy => copy_language,
         };
         read_in_letters(cell, reading, language, copy_language);
     }
@@ -441,9 +439,16 @@ pub fn upright_cells(
     sheet: &Sheet,
     options: &PageOptions,
 ) -> Result<(Cells, Vec<CtcCell>), ReadError> {
-    let failed = |e: &dyn fmt::Display| ReadError(e.to_string());
-    let found = find_cells(sheet, options).map_err(|e| failed(&e))?;
-    let readings = read_cells(reader, sheet, &found).map_err(|e| failed(&e))?;
+    let found = find_cells(sheet, options).map_err(|e| ReadError(e.to_string()))?;
+    // One grey image for every crop read here (`read_cells` would convert it each time).
+    let grey = sheet.grey();
+    let (width, height) = reader.input_size();
+    let read = |quads: &[Quad]| {
+        read_crops(reader, &reading_crops(&grey, quads, width, height))
+            .map_err(|e| ReadError(format!("{}: {e}", sheet.name)))
+    };
+    let quads = |cells: &Cells| -> Vec<Quad> { cells.cells.iter().map(|c| c.quad).collect() };
+    let readings = read(&quads(&found))?;
     let inked: Vec<usize> = (0..found.cells.len())
         .filter(|&i| found.cells[i].ink)
         .collect();
@@ -460,21 +465,14 @@ pub fn upright_cells(
     };
     let as_found = sure(&sample.iter().map(|&i| &readings[i]).collect::<Vec<_>>());
     // The same cells seen turned over: each quad's corners taken from the opposite ones.
-    let turned_over = Cells {
-        cells: sample
-            .iter()
-            .map(|&i| {
-                let cell = &found.cells[i];
-                let [a, b, c, d] = cell.quad;
-                Cell {
-                    quad: [c, d, a, b],
-                    ..cell.clone()
-                }
-            })
-            .collect(),
-        ..found.clone()
-    };
-    let turned_readings = read_cells(reader, sheet, &turned_over).map_err(|e| failed(&e))?;
+    let turned_over: Vec<Quad> = sample
+        .iter()
+        .map(|&i| {
+            let [a, b, c, d] = found.cells[i].quad;
+            [c, d, a, b]
+        })
+        .collect();
+    let turned_readings = read(&turned_over)?;
     if sure(&turned_readings.iter().collect::<Vec<_>>()) < as_found + UPSIDE_DOWN_MARGIN {
         return Ok((found, readings));
     }
@@ -484,7 +482,7 @@ pub fn upright_cells(
     let Ok(upright) = find_cells_turned(sheet, options, found.turned_degrees + 180.0) else {
         return Ok((found, readings));
     };
-    let readings = read_cells(reader, sheet, &upright).map_err(|e| failed(&e))?;
+    let readings = read(&quads(&upright))?;
     Ok((upright, readings))
 }
 

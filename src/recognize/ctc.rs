@@ -145,6 +145,7 @@ impl Posteriors {
     fn at(&self, frame: usize, class: usize) -> f32 {
         self.log_probs[frame * self.charset.classes() + class]
     }
+
     /// The cell as a writer with known confusions meant it: `means[r]` lists the classes a
     /// frame read as class `r` stands for, with P(meant | read) summing to 1 (an empty list:
     /// `r` itself), and each frame's probability is moved accordingly.
