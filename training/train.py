@@ -91,10 +91,12 @@ def to_ink(images):
     return torch.from_numpy((255.0 - images.astype(np.float32)) / 255.0).unsqueeze(1)
 
 
-def augment(batch, rng):
+def augment(batch, rng, bilevel_share=0.0):
     """What the generator leaves out, per cell: a stretch, shear and shift of the crop (cells
     found on real sheets sit a little off), thicker or thinner strokes, blur, contrast,
-    brightness and noise."""
+    brightness and noise; and, for `bilevel_share` of the cells, a bilevel scan (archives
+    keep many sheets as black-and-white TIFFs): the ink cut at a threshold between its faint
+    and its dark strokes, half of those softened again as the crop's resizing softens them."""
     n = batch.shape[0]
     f32 = lambda a: torch.from_numpy(np.asarray(a, dtype=np.float32))
     theta = torch.zeros(n, 2, 3)
@@ -115,7 +117,15 @@ def augment(batch, rng):
     gain = f32(rng.uniform(0.75, 1.3, (n, 1, 1, 1)))
     bias = f32(rng.uniform(-0.04, 0.08, (n, 1, 1, 1)))
     noise = f32(rng.uniform(0.0, 0.05, (n, 1, 1, 1))) * torch.randn_like(batch)
-    return (batch * gain + bias + noise).clamp(0.0, 1.0)
+    batch = (batch * gain + bias + noise).clamp(0.0, 1.0)
+    # Bilevel: each cell cut at a fraction of its own darkest ink, as a scanner's threshold
+    # keeps the pen and drops the paper.
+    darkest = batch.amax(dim=(1, 2, 3), keepdim=True).clamp(min=1e-3)
+    cut = darkest * f32(rng.uniform(0.3, 0.6, (n, 1, 1, 1)))
+    bilevel = (batch > cut).float()
+    bilevel = bilevel + pick(0.5) * (nn.functional.avg_pool2d(bilevel, 3, 1, 1, count_include_pad=False) - bilevel)
+    scanned = pick(bilevel_share)
+    return batch + scanned * (bilevel - batch)
 
 
 def greedy(log_probs, charset):
@@ -302,7 +312,7 @@ def train(args):
         for group in optimiser.param_groups:
             group["lr"] = lr
         chosen = rng.choice(keep, args.batch)
-        batch = augment(to_ink(images[chosen]), rng)
+        batch = augment(to_ink(images[chosen]), rng, args.bilevel)
         targets = [torch.tensor([index[c] for c in texts[i]], dtype=torch.long) for i in chosen]
         lengths = torch.tensor([len(t) for t in targets], dtype=torch.long)
         flat = torch.cat(targets) if lengths.sum() > 0 else torch.zeros(0, dtype=torch.long)
@@ -337,6 +347,8 @@ def main():
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--save-every", type=int, default=1000)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--bilevel", type=float, default=0.0,
+                        help="share of training cells cut to black and white, as a bilevel scan is")
     parser.add_argument("--init-onnx", metavar="ONNX", help="start from an exported reader's weights (and charset)")
     parser.add_argument("--export", metavar="STEM", help="write STEM.onnx and STEM.json from the checkpoint")
     parser.add_argument("--average", nargs="+", metavar="RUN",
