@@ -287,3 +287,58 @@ fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
         }
     }
 }
+
+#[test]
+fn a_black_and_white_scan_is_read_as_its_grey_original() {
+    use image::DynamicImage;
+    use imageproc::contrast::otsu_level;
+    use scoresheet::page::crop::is_bilevel;
+    use scoresheet::page::Sheet;
+    use scoresheet::read::{read_game, ReadOptions};
+
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(samples.join("00005-uk-chesscom-2x25.json")).unwrap(),
+    )
+    .unwrap();
+    let played: Vec<&str> = truth["moves_san"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    // Cut at the page's Otsu level, as an archive's bilevel scanner keeps the pen and drops
+    // the paper.
+    let grey = Sheet::open(&samples.join("00005-uk-chesscom-2x25.jpg"))
+        .unwrap()
+        .grey()
+        .into_owned();
+    let level = otsu_level(&grey);
+    let cut = GrayImage::from_fn(grey.width(), grey.height(), |x, y| {
+        Luma([if grey.get_pixel(x, y).0[0] <= level {
+            0
+        } else {
+            255
+        }])
+    });
+    assert!(is_bilevel(&cut) && !is_bilevel(&grey));
+    let sheet = Sheet {
+        name: "bilevel".into(),
+        image: DynamicImage::ImageLuma8(cut),
+        torn: false,
+    };
+    let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
+    let read = read_game(&[sheet], &[], reader, &ReadOptions::default()).unwrap();
+    let right = read
+        .game
+        .moves
+        .iter()
+        .zip(&played)
+        .filter(|(m, san)| m.san == **san)
+        .count();
+    assert!(
+        right * 100 >= played.len() * 97,
+        "{right} of {} moves read right",
+        played.len()
+    );
+}
