@@ -403,14 +403,14 @@ fn leveling_degrees(grey: &GrayImage) -> Option<f32> {
     const BINS_PER_DEGREE: usize = 2;
     let scale = 600.0 / grey.width().max(grey.height()) as f32;
     let small = if scale < 1.0 {
-        image::imageops::resize(
+        Cow::Owned(image::imageops::resize(
             grey,
             ((grey.width() as f32 * scale) as u32).max(1),
             ((grey.height() as f32 * scale) as u32).max(1),
             image::imageops::FilterType::Triangle,
-        )
+        ))
     } else {
-        grey.clone()
+        Cow::Borrowed(grey)
     };
     // Scharr's kernels measure an edge's direction more evenly at every angle than Sobel's.
     let (gx, gy) = (
