@@ -91,9 +91,22 @@ def to_ink(images):
     return torch.from_numpy((255.0 - images.astype(np.float32)) / 255.0).unsqueeze(1)
 
 
-def augment(batch, rng, bilevel_share=0.0):
+def elastic_field(n, rng, pixels):
+    """N x 48 x 192 x 2 grid offsets (grid_sample's -1..1 units) of a smooth random warp: each
+    cell's letters bent, leaned and stretched on their own by up to about `pixels` crop pixels,
+    as one writer's letters differ from the glyph samples they were composed of. The field
+    is drawn on a coarse 4 x 9 lattice (control points about 24 pixels apart, a letter's
+    width) and interpolated, so strokes bend without tearing."""
+    coarse = torch.from_numpy(rng.normal(0.0, 0.5, (n, 2, 4, 9)).astype(np.float32)).clamp(-1.0, 1.0)
+    scale = torch.tensor([2.0 * pixels / WIDTH, 2.0 * pixels / HEIGHT]).view(1, 2, 1, 1)
+    field = nn.functional.interpolate(coarse * scale, size=(HEIGHT, WIDTH), mode="bicubic", align_corners=True)
+    return field.permute(0, 2, 3, 1)
+
+
+def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0):
     """What the generator leaves out, per cell: a stretch, shear and shift of the crop (cells
-    found on real sheets sit a little off), thicker or thinner strokes, blur, contrast,
+    found on real sheets sit a little off), for `elastic_share` of the cells a smooth warp of
+    the letters' shapes (`elastic_field`), thicker or thinner strokes, blur, contrast,
     brightness and noise; and, for `bilevel_share` of the cells, a bilevel scan (archives
     keep many sheets as black-and-white TIFFs): the ink cut at a threshold between its faint
     and its dark strokes, half of those softened again as the crop's resizing softens them."""
@@ -106,6 +119,9 @@ def augment(batch, rng, bilevel_share=0.0):
     theta[:, 0, 2] = f32(rng.uniform(-0.04, 0.04, n))
     theta[:, 1, 2] = f32(rng.uniform(-0.1, 0.1, n))
     grid = nn.functional.affine_grid(theta, list(batch.shape), align_corners=False)
+    if elastic_share > 0.0:
+        warped = f32(rng.random((n, 1, 1, 1)) < elastic_share)
+        grid = grid + warped * elastic_field(n, rng, elastic_pixels)
     batch = nn.functional.grid_sample(batch, grid, padding_mode="border", align_corners=False)
     pick = lambda p: f32(rng.random((n, 1, 1, 1)) < p)
     thick = nn.functional.max_pool2d(batch, 3, 1, 1)
@@ -312,7 +328,7 @@ def train(args):
         for group in optimiser.param_groups:
             group["lr"] = lr
         chosen = rng.choice(keep, args.batch)
-        batch = augment(to_ink(images[chosen]), rng, args.bilevel)
+        batch = augment(to_ink(images[chosen]), rng, args.bilevel, args.elastic, args.elastic_pixels)
         targets = [torch.tensor([index[c] for c in texts[i]], dtype=torch.long) for i in chosen]
         lengths = torch.tensor([len(t) for t in targets], dtype=torch.long)
         flat = torch.cat(targets) if lengths.sum() > 0 else torch.zeros(0, dtype=torch.long)
@@ -349,6 +365,10 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--bilevel", type=float, default=0.0,
                         help="share of training cells cut to black and white, as a bilevel scan is")
+    parser.add_argument("--elastic", type=float, default=0.0,
+                        help="share of training cells whose letters are bent by a smooth random warp")
+    parser.add_argument("--elastic-pixels", type=float, default=3.0,
+                        help="the warp's largest displacement, in crop pixels")
     parser.add_argument("--init-onnx", metavar="ONNX", help="start from an exported reader's weights (and charset)")
     parser.add_argument("--export", metavar="STEM", help="write STEM.onnx and STEM.json from the checkpoint")
     parser.add_argument("--average", nargs="+", metavar="RUN",
