@@ -569,10 +569,20 @@ fn run_search<E: CellEvidence>(
             // An illegible cell's move shows only when a later move needs it: keep its
             // alternatives longer.
             let recent_illegible = cell.saturating_sub(config.wide_beam_cells_illegible)..cell;
-            let wide = uninformative[recent].iter().any(|&u| u)
-                || cells[recent_illegible].iter().any(|c| c.is_illegible());
-            let mut width = if wide {
-                config.wide_beam_width.max(config.beam_width)
+            // Unread cells in a row multiply the moves that may have been played (two blank
+            // cells leave some 900 pairs per position), so the width grows with the longest
+            // such run.
+            let mut unread = 0;
+            let mut run = 0;
+            for c in recent.start.min(recent_illegible.start)..cell {
+                let unread_cell = (recent.contains(&c) && uninformative[c])
+                    || (recent_illegible.contains(&c) && cells[c].is_illegible());
+                run = if unread_cell { run + 1 } else { 0 };
+                unread = unread.max(run);
+            }
+            let mut width = if unread > 0 {
+                (config.wide_beam_width * unread.min(config.wide_beam_unread_cap))
+                    .max(config.beam_width)
             } else {
                 config.beam_width
             };

@@ -66,6 +66,8 @@ pub struct DecoderConfig {
     pub wide_beam_cells: usize,
     /// The same after an illegible (blank or `?`) cell.
     pub wide_beam_cells_illegible: usize,
+    /// The wide beam is `wide_beam_width` per unread cell in those windows, up to this many.
+    pub wide_beam_unread_cap: usize,
     /// Positions kept beyond the beam width to keep lineages that branched long ago alive.
     pub lineage_extras: usize,
     /// Lineages are told apart by their ancestors 2^j edges back, for j from this on.
@@ -168,6 +170,7 @@ impl Default for DecoderConfig {
             wide_beam_width: 128,
             wide_beam_cells: 3,
             wide_beam_cells_illegible: 10,
+            wide_beam_unread_cap: 2,
             lineage_extras: 16,
             lineage_from: 3,
             // A tight margin with every move offered beats a loose one with the three best: the
@@ -259,6 +262,7 @@ impl DecoderConfig {
             "wide_beam_width" => self.wide_beam_width = count,
             "wide_beam_cells" => self.wide_beam_cells = count,
             "wide_beam_cells_illegible" => self.wide_beam_cells_illegible = count,
+            "wide_beam_unread_cap" => self.wide_beam_unread_cap = count,
             "lineage_extras" => self.lineage_extras = count,
             "lineage_from" => self.lineage_from = count,
             "moves_per_node" => self.moves_per_node = count,
