@@ -66,7 +66,8 @@ pub struct DecoderConfig {
     pub wide_beam_cells: usize,
     /// The same after an illegible (blank or `?`) cell.
     pub wide_beam_cells_illegible: usize,
-    /// The wide beam is `wide_beam_width` per unread cell in those windows, up to this many.
+    /// The wide beam keeps `wide_beam_width` positions per cell of the longest run of unread
+    /// cells in those windows, for runs up to this long.
     pub wide_beam_unread_cap: usize,
     /// Positions kept beyond the beam width to keep lineages that branched long ago alive.
     pub lineage_extras: usize,
