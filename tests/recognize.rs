@@ -291,7 +291,7 @@ fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
 #[test]
 fn a_black_and_white_scan_is_read_as_its_grey_original() {
     use image::DynamicImage;
-    use imageproc::contrast::otsu_level;
+    use imageproc::contrast::{otsu_level, threshold, ThresholdType};
     use scoresheet::page::crop::is_bilevel;
     use scoresheet::page::Sheet;
     use scoresheet::read::{read_game, ReadOptions};
@@ -313,14 +313,7 @@ fn a_black_and_white_scan_is_read_as_its_grey_original() {
         .unwrap()
         .grey()
         .into_owned();
-    let level = otsu_level(&grey);
-    let cut = GrayImage::from_fn(grey.width(), grey.height(), |x, y| {
-        Luma([if grey.get_pixel(x, y).0[0] <= level {
-            0
-        } else {
-            255
-        }])
-    });
+    let cut = threshold(&grey, otsu_level(&grey), ThresholdType::Binary);
     assert!(is_bilevel(&cut) && !is_bilevel(&grey));
     let sheet = Sheet {
         name: "bilevel".into(),

@@ -134,6 +134,8 @@ def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0
     bias = f32(rng.uniform(-0.04, 0.08, (n, 1, 1, 1)))
     noise = f32(rng.uniform(0.0, 0.05, (n, 1, 1, 1))) * torch.randn_like(batch)
     batch = (batch * gain + bias + noise).clamp(0.0, 1.0)
+    if bilevel_share <= 0.0:
+        return batch
     # Bilevel: each cell cut at a fraction of its own darkest ink, as a scanner's threshold
     # keeps the pen and drops the paper.
     darkest = batch.amax(dim=(1, 2, 3), keepdim=True).clamp(min=1e-3)
