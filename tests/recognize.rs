@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use image::{GrayImage, Luma};
 use scoresheet::recognize::Reader;
 
+mod common;
+
 fn fake_model() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fake-reader.onnx")
 }
@@ -333,5 +335,85 @@ fn a_black_and_white_scan_is_read_as_its_grey_original() {
         right * 100 >= played.len() * 97,
         "{right} of {} moves read right",
         played.len()
+    );
+}
+
+#[test]
+fn a_sheet_where_black_moves_first_is_read_from_blacks_first_cell() {
+    use image::DynamicImage;
+    use scoresheet::decode::StepKind;
+    use scoresheet::notation::Language;
+    use scoresheet::page::Sheet;
+    use scoresheet::read::{read_game, ReadOptions};
+    use scoresheet::start::StartPosition;
+    use scoresheet::synth::camera::Capture;
+    use scoresheet::synth::layout::Layout;
+    use scoresheet::synth::sheet::{render_sheet, SheetGame, SheetRequest};
+    use shakmaty::fen::Fen;
+    use shakmaty::san::SanPlus;
+    use shakmaty::{Chess, EnPassantMode, Position};
+
+    // A master game from after White's 12th move, as on a sheet begun in mid-game: the first
+    // row's White cell holds no move.
+    let game = &common::games()[3];
+    let mut position = Chess::default();
+    for &m in &game.moves[..23] {
+        position.play_unchecked(m);
+    }
+    let fen = Fen::from_position(&position, EnPassantMode::Legal).to_string();
+    let start = StartPosition::from_fen(&fen).unwrap();
+    let played: Vec<String> = game.moves[23..]
+        .iter()
+        .scan(position.clone(), |pos, &m| {
+            Some(SanPlus::from_move_and_play_unchecked(pos, m).to_string())
+        })
+        .collect();
+    let sheet_game = SheetGame {
+        start: start.clone(),
+        moves: game.moves[23..].to_vec(),
+        tags: game.tags.clone(),
+        start_kind: "fen",
+    };
+    let rendered = render_sheet(
+        common::scripts(),
+        &SheetRequest {
+            id: "black-first".into(),
+            game: &sheet_game,
+            language: Language::by_code("en").unwrap(),
+            layout: &Layout::built_in()[1],
+            seed: 5,
+            dpi: 120.0,
+            capture: Some(Capture::Scan),
+        },
+    )
+    .unwrap();
+    let sheet = Sheet {
+        name: "black-first".into(),
+        image: DynamicImage::ImageRgb8(rendered.image),
+        torn: false,
+    };
+    let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
+    let options = ReadOptions {
+        start,
+        ..ReadOptions::default()
+    };
+    let read = read_game(&[sheet], &[], reader, &options).unwrap();
+    let first = &read.game.moves[0];
+    // Read from Black's cell of the first row as written there, not as a move written after
+    // a cell of junk.
+    assert_eq!(first.san, played[0]);
+    assert_eq!(first.kind, StepKind::Written);
+    assert_eq!(read.cells[first.cell.unwrap()].cell.ply, 2);
+    let right = read
+        .game
+        .moves
+        .iter()
+        .zip(&played)
+        .filter(|(m, san)| m.san == **san)
+        .count();
+    let on_sheet = played.len().min(read.game.moves.len());
+    assert!(
+        right * 100 >= on_sheet * 95,
+        "{right} of {on_sheet} moves right"
     );
 }

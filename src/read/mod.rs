@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use image::{Rgb, RgbImage};
 use serde_json::{json, Value};
+use shakmaty::{Color, Position};
 
 use crate::decode::{
     decode, decode_along, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell,
@@ -711,6 +712,12 @@ fn read_pages(
                 .max()
         };
         let mut expected_ply = 1;
+        // Where Black moves first, the first row's White cell holds no move (it is left empty or
+        // dotted): the game begins in the cell beside it.
+        if index == 0 && options.start.position.turn() == Color::Black {
+            by_ply.retain(|(cell, _)| cell.ply != 1);
+            expected_ply = 2;
+        }
         for (cell, reading) in by_ply {
             // A ply the page stage found no cell for is a blank, so later plies keep their place.
             while expected_ply < cell.ply {

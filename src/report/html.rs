@@ -10,7 +10,7 @@ use std::io::Cursor;
 use image::{DynamicImage, GrayImage, ImageFormat};
 use shakmaty::{Chess, Color, Position, Role, Square};
 
-use super::{review_note, PgnTags};
+use super::{move_number, review_note, PgnTags};
 use crate::decode::{Game, StepKind};
 use crate::page::crop::{cell_crop, CROP_MARGIN};
 use crate::page::geometry::mean_sides;
@@ -293,10 +293,9 @@ pub fn review_html(
             .iter()
             .map(|a| format!("{} {:.0}%", escape(&a.san), a.confidence * 100.0))
             .collect();
-        let number = if m.ply % 2 == 1 {
-            format!("{}.", m.ply.div_ceil(2))
-        } else {
-            format!("{}…", m.ply.div_ceil(2))
+        let number = match move_number(game, i) {
+            (number, false) => format!("{number}."),
+            (number, true) => format!("{number}…"),
         };
         let _ = write!(
             rows,
@@ -322,10 +321,11 @@ pub fn review_html(
             .iter()
             .map(|&i| {
                 let m = &game.moves[i];
+                let (number, black) = move_number(game, i);
                 format!(
                     r##"<li><a href="#move-{i}" data-move="{i}">{}{} {}</a> — {}</li>"##,
-                    m.ply.div_ceil(2),
-                    if m.ply % 2 == 1 { "." } else { "…" },
+                    number,
+                    if black { "…" } else { "." },
                     escape(&m.san),
                     escape(&review_note(m))
                 )

@@ -68,6 +68,16 @@ pub fn review_note(m: &DecodedMove) -> String {
     parts.join("; ")
 }
 
+/// The move number of the game's `index`-th move (from 0) as a scoresheet and PGN count it:
+/// from the start position's full-move number, with Black's first move beside an empty White
+/// one where Black moves first; and whether that move is Black's.
+pub fn move_number(game: &Game, index: usize) -> (usize, bool) {
+    let first_number = game.start.position.fullmoves().get() as usize;
+    let black_first = game.start.position.turn() == Color::Black;
+    let black = (index % 2 == 1) != black_first;
+    (first_number + (index + usize::from(black_first)) / 2, black)
+}
+
 /// The game as PGN: the Seven Tag Roster (plus `SetUp`/`FEN`/`Variant` for other starts), the
 /// moves, a `{? …}` comment on every flagged move and `{draw offer}` where one was written.
 pub fn to_pgn(game: &Game, tags: &PgnTags) -> String {
@@ -107,11 +117,8 @@ pub fn to_pgn_with_note(game: &Game, tags: &PgnTags, note: Option<&str>) -> Stri
         .map(|note| format!("{{{}}}", escape_comment(note)))
         .into_iter()
         .collect();
-    let first_number = game.start.position.fullmoves().get();
-    let black_first = game.start.position.turn() == Color::Black;
     for (i, m) in game.moves.iter().enumerate() {
-        let black = (i % 2 == 1) != black_first;
-        let number = first_number as usize + (i + black_first as usize) / 2;
+        let (number, black) = move_number(game, i);
         let continues_after_comment = black && tokens.last().is_some_and(|t| t.ends_with('}'));
         if !black {
             tokens.push(format!("{number}. {}", m.san));
