@@ -322,6 +322,15 @@ def train(args):
     elif args.init_onnx:
         warm_start(model, args.init_onnx, images[rng_sample(len(images), 512)])
         print(f"started from the weights of {args.init_onnx}: {evaluate(model, val_images, val_texts, charset)}")
+    if args.steps == 0 and not state:
+        # The warm-started reader as a run, to average with its fine-tunes (`--average`).
+        torch.save(
+            {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": 0,
+             "charset": charset, "metrics": {}},
+            checkpoint_path,
+        )
+        print(f"saved the starting weights in {checkpoint_path}")
+        return
     ctc = nn.CTCLoss(blank=0, zero_infinity=True)
     rng = np.random.default_rng(step + 1)
     started, metrics = time.time(), {}
