@@ -217,3 +217,35 @@ pub fn to_json_with_note(game: &Game, tags: &PgnTags, note: Option<&str>) -> Val
         "pgn": to_pgn_with_note(game, tags, note),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::{decode, DecoderConfig, LanguageChoice, TypedCell};
+    use crate::notation::Language;
+    use crate::start::StartPosition;
+
+    fn decoded(fen: &str, written: &[&str]) -> Game {
+        let start = StartPosition::from_fen(fen).unwrap();
+        let cells: Vec<TypedCell> = written.iter().map(|w| TypedCell::new(w)).collect();
+        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
+        decode(&cells, &start, english, &DecoderConfig::default())
+    }
+
+    #[test]
+    fn moves_are_numbered_from_the_start_position() {
+        let standard = decoded(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            &["e4", "e5", "Nf3"],
+        );
+        let numbers: Vec<_> = (0..3).map(|i| move_number(&standard, i)).collect();
+        assert_eq!(numbers, [(1, false), (1, true), (2, false)]);
+        let black_first = decoded(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 12",
+            &["e5", "Nf3", "Nc6"],
+        );
+        let numbers: Vec<_> = (0..3).map(|i| move_number(&black_first, i)).collect();
+        assert_eq!(numbers, [(12, true), (13, false), (13, true)]);
+        assert!(to_pgn(&black_first, &PgnTags::default()).contains("12... e5 13. Nf3 Nc6"));
+    }
+}
