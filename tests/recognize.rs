@@ -9,6 +9,15 @@ use scoresheet::recognize::Reader;
 
 mod common;
 
+/// How many of the game's moves are the ones `played` (SAN), ply by ply.
+fn moves_right<S: AsRef<str>>(game: &scoresheet::decode::Game, played: &[S]) -> usize {
+    game.moves
+        .iter()
+        .zip(played)
+        .filter(|(m, san)| m.san == san.as_ref())
+        .count()
+}
+
 fn fake_model() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fake-reader.onnx")
 }
@@ -324,13 +333,7 @@ fn a_black_and_white_scan_is_read_as_its_grey_original() {
     };
     let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
     let read = read_game(&[sheet], &[], reader, &ReadOptions::default()).unwrap();
-    let right = read
-        .game
-        .moves
-        .iter()
-        .zip(&played)
-        .filter(|(m, san)| m.san == **san)
-        .count();
+    let right = moves_right(&read.game, &played);
     assert!(
         right * 100 >= played.len() * 97,
         "{right} of {} moves read right",
@@ -404,13 +407,7 @@ fn a_sheet_where_black_moves_first_is_read_from_blacks_first_cell() {
     assert_eq!(first.san, played[0]);
     assert_eq!(first.kind, StepKind::Written);
     assert_eq!(read.cells[first.cell.unwrap()].cell.ply, 2);
-    let right = read
-        .game
-        .moves
-        .iter()
-        .zip(&played)
-        .filter(|(m, san)| m.san == **san)
-        .count();
+    let right = moves_right(&read.game, &played);
     let on_sheet = played.len().min(read.game.moves.len());
     assert!(
         right * 100 >= on_sheet * 95,
