@@ -290,6 +290,16 @@ def warm_start(model, onnx_path, images):
         model.out.bias.copy_(weights["out.bias"])
 
 
+def save_checkpoint(path, model, optimiser, step, charset, metrics):
+    """Writes a run's checkpoint whole or not at all (a stopped run resumes from the last)."""
+    torch.save(
+        {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step,
+         "charset": charset, "metrics": metrics},
+        path + ".tmp",
+    )
+    os.replace(path + ".tmp", path)
+
+
 def train(args):
     os.makedirs(args.run, exist_ok=True)
     torch.set_num_threads(args.threads)
@@ -324,11 +334,7 @@ def train(args):
         print(f"started from the weights of {args.init_onnx}: {evaluate(model, val_images, val_texts, charset)}")
     if args.steps == 0 and not state:
         # The warm-started reader as a run, to average with its fine-tunes (`--average`).
-        torch.save(
-            {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": 0,
-             "charset": charset, "metrics": {}},
-            checkpoint_path,
-        )
+        save_checkpoint(checkpoint_path, model, optimiser, 0, charset, {})
         print(f"saved the starting weights in {checkpoint_path}")
         return
     ctc = nn.CTCLoss(blank=0, zero_infinity=True)
@@ -356,12 +362,7 @@ def train(args):
         if step % args.save_every == 0 or step == args.steps:
             metrics = evaluate(model, val_images, val_texts, charset)
             print(f"step {step} validation {metrics}", flush=True)
-            torch.save(
-                {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step,
-                 "charset": charset, "metrics": metrics},
-                checkpoint_path + ".tmp",
-            )
-            os.replace(checkpoint_path + ".tmp", checkpoint_path)
+            save_checkpoint(checkpoint_path, model, optimiser, step, charset, metrics)
 
 
 def main():
