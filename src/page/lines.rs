@@ -88,6 +88,14 @@ pub const INK: Darker = Darker {
     min_difference: 12.0,
 };
 
+/// Black print and firm strokes only: far darker than their surroundings, as a printed
+/// number is even on a shaded cell, while the shading itself is not.
+pub const PRINTED: Darker = Darker {
+    probe: (0, 0),
+    ratio: 0.6,
+    min_difference: 50.0,
+};
+
 /// Writing, faint pencil included.
 pub const WRITING: Darker = Darker {
     probe: (1, 1),

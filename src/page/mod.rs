@@ -176,14 +176,24 @@ fn detect(
     let radius = (fw / 100) as u32;
     let probe = (fw / 300) as u32;
     let min_run = fw / 40;
-    let ((ink, writing, horizontal_pixels), vertical_pixels) = rayon::join(
+    let ((ink, printed, writing, horizontal_pixels), vertical_pixels) = rayon::join(
         || {
-            let [ink, writing, horizontal] = lines::dark_masks(
+            let [ink, printed, writing, horizontal] = lines::dark_masks(
                 &flat.image,
                 radius,
-                [lines::INK, lines::WRITING, lines::ruling((probe, 0))],
+                [
+                    lines::INK,
+                    lines::PRINTED,
+                    lines::WRITING,
+                    lines::ruling((probe, 0)),
+                ],
             );
-            (ink, writing, horizontal_runs(&horizontal, min_run, 3))
+            (
+                ink,
+                printed,
+                writing,
+                horizontal_runs(&horizontal, min_run, 3),
+            )
         },
         || {
             let transposed = image::imageops::rotate90(&flat.image);
@@ -198,7 +208,7 @@ fn detect(
     if taken == Verticals::Joined {
         verticals = table::join_broken_verticals(&verticals, ink.height as f32);
     }
-    let blocks = table::find_blocks(&horizontals, &verticals, &ink, expected_rows)?;
+    let blocks = table::find_blocks(&horizontals, &verticals, &ink, &printed, expected_rows)?;
     Ok((blocks, writing))
 }
 

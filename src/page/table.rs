@@ -73,12 +73,14 @@ struct Column {
 
 /// Finds the blocks of moves among the rulings of a flattened page.
 ///
-/// `ink` shows where printed numbers and handwriting are. `expected_rows`, from a layout
+/// `ink` shows where printed numbers and handwriting are, `printed` only what is black (as
+/// printed numbers are, a shaded cell not). `expected_rows`, from a layout
 /// file, is the number of move rows of each block in reading order, when known.
 pub fn find_blocks(
     horizontals: &[HLine],
     verticals: &[VLine],
     ink: &Mask,
+    printed: &Mask,
     expected_rows: Option<&[u32]>,
 ) -> Result<Vec<TableBlock>, NoTable> {
     let height = ink.height as f32;
@@ -181,7 +183,7 @@ pub fn find_blocks(
     let completed = complete_by_analogy(&blocks, &columns, &long, ink);
     blocks.extend(completed);
     for block in &mut blocks {
-        drop_title_rows(block, ink);
+        drop_title_rows(block, ink, printed);
     }
     blocks.retain(|b| b.row_count() >= 4);
     if blocks.is_empty() {
@@ -472,17 +474,32 @@ fn complete_by_analogy(
 }
 
 /// Leading rows whose number cell is blank while most below carry a printed number are the
-/// column titles, not moves.
-fn drop_title_rows(block: &mut TableBlock, ink: &Mask) {
+/// column titles, not moves. A shaded number column (chess.com's sheet) is ink all the way
+/// down where the photo's light is uneven; there the numbers' black print (`printed`) tells
+/// the title row, whose shaded number cell holds none.
+fn drop_title_rows(block: &mut TableBlock, ink: &Mask, printed: &Mask) {
     let Some([left, right]) = block.number_column else {
         return;
     };
-    let numbered: Vec<bool> = (0..block.row_count())
-        .map(|row| ink_share(&block.cell(row, &left, &right), ink, (0.12, 0.15)) > 0.02)
-        .collect();
+    let shares = |mask: &Mask| -> Vec<f32> {
+        (0..block.row_count())
+            .map(|row| ink_share(&block.cell(row, &left, &right), mask, (0.12, 0.15)))
+            .collect()
+    };
+    let mut numbered: Vec<bool> = shares(ink).iter().map(|&share| share > 0.02).collect();
     let share = numbered.iter().filter(|n| **n).count() as f32 / numbered.len().max(1) as f32;
     if share < 0.6 {
         return;
+    }
+    let black = shares(printed);
+    let mut sorted = black.clone();
+    sorted.sort_by(f32::total_cmp);
+    let typical = sorted[sorted.len() / 2];
+    // Light grey numbers (most printed sheets) leave `printed` nearly empty: no evidence.
+    if typical >= 0.03 {
+        for (numbered, black) in numbered.iter_mut().zip(&black) {
+            *numbered &= *black >= 0.1 * typical;
+        }
     }
     let leading = numbered.iter().take_while(|n| !**n).count();
     if leading <= 2 {
@@ -568,6 +585,50 @@ mod tests {
         assert!((column.run[0].intercept - 60.0).abs() < 1.0);
     }
 
+    /// Sets the pixels of `[x0, x1) x [y0, y1)`.
+    fn paint(mask: &mut Mask, (x0, y0): (usize, usize), (x1, y1): (usize, usize)) {
+        for y in y0..y1 {
+            mask.bits[y * mask.width + x0..y * mask.width + x1].fill(true);
+        }
+    }
+
+    #[test]
+    fn a_title_row_is_dropped_even_where_its_shaded_number_cell_reads_as_ink() {
+        // Number | White | Black at x 50, 100, 300, 500; a title row and 10 move rows of
+        // 30 px from y 100.
+        let block = TableBlock {
+            rows: (0..=11)
+                .map(|i| ruling(100.0 + 30.0 * i as f32, 45.0, 505.0))
+                .collect(),
+            number_column: Some([side(50.0), side(100.0)]),
+            move_columns: [side(100.0), side(300.0), side(500.0)],
+            first_move: 1,
+        };
+        let (mut ink, mut printed) = (Mask::new(600, 500), Mask::new(600, 500));
+        // Every move row's number: black strokes in the middle of its number cell.
+        for row in 1..=10 {
+            let y = 100 + 30 * row;
+            paint(&mut ink, (70, y + 8), (80, y + 22));
+            paint(&mut printed, (70, y + 8), (80, y + 22));
+        }
+        let titled = |ink: &Mask, printed: &Mask| {
+            let mut found = block.clone();
+            drop_title_rows(&mut found, ink, printed);
+            found.rows[0].intercept
+        };
+        assert_eq!(titled(&ink, &printed), 130.0);
+        // Uneven light makes the whole shaded number column ink, title cell included: only
+        // the black print is left to tell it.
+        let mut shaded = ink.clone();
+        paint(&mut shaded, (52, 100), (98, 430));
+        assert_eq!(titled(&shaded, &printed), 130.0);
+        // Light grey numbers leave no black print anywhere: the ink alone decides, and a
+        // shaded column keeps every row.
+        let faint = Mask::new(600, 500);
+        assert_eq!(titled(&ink, &faint), 130.0);
+        assert_eq!(titled(&shaded, &faint), 100.0);
+    }
+
     fn piece(x: f32, y0: f32, y1: f32) -> VLine {
         VLine {
             intercept: x,
@@ -594,10 +655,10 @@ mod tests {
         let ink = Mask::new(600, 1000);
         // Taken as found, White's and Black's columns are one column, too wide for the others
         // to be move columns beside it.
-        assert!(find_blocks(&horizontals, &verticals, &ink, None).is_err());
+        assert!(find_blocks(&horizontals, &verticals, &ink, &ink, None).is_err());
         let joined = join_broken_verticals(&verticals, 1000.0);
         assert_eq!(joined.len(), 4);
-        let blocks = find_blocks(&horizontals, &joined, &ink, None).expect("a table");
+        let blocks = find_blocks(&horizontals, &joined, &ink, &ink, None).expect("a table");
         assert_eq!(blocks.len(), 1);
         assert_eq!(blocks[0].row_count(), 25);
         assert!(blocks[0].number_column.is_some());
