@@ -494,7 +494,7 @@ fn drop_title_rows(block: &mut TableBlock, ink: &Mask, printed: &Mask) {
     let black = shares(printed);
     let mut sorted = black.clone();
     sorted.sort_by(f32::total_cmp);
-    let typical = sorted[sorted.len() / 2];
+    let typical = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
     // Light grey numbers (most printed sheets) leave `printed` nearly empty: no evidence.
     if typical >= 0.03 {
         for (numbered, black) in numbered.iter_mut().zip(&black) {
