@@ -124,15 +124,25 @@ fn ink_extent(image: &GrayImage, quad: Quad, aspect: f32) -> Option<(f32, f32)> 
         let middle = values.len() / 2;
         *values.select_nth_unstable(middle).1 as f32
     };
-    let dark = paper * 0.65;
-    let inked: Vec<u32> = columns
-        .filter(|&x| {
-            rows.clone()
-                .filter(|&y| (crop.get_pixel(x, y).0[0] as f32) < dark)
-                .count()
-                >= 2
-        })
-        .collect();
+    let inked_columns = |darkness: f32| -> Vec<u32> {
+        let dark = paper * darkness;
+        columns
+            .clone()
+            .filter(|&x| {
+                rows.clone()
+                    .filter(|&y| (crop.get_pixel(x, y).0[0] as f32) < dark)
+                    .count()
+                    >= 2
+            })
+            .collect()
+    };
+    // Firm ink is under two thirds of the paper's grey. A faint hand (hard pencil, a thin
+    // grey pen, 145-160 on paper of 245) has hardly a column that dark, and the window
+    // would be the whole wide cell squashed, or a few pixels: its strokes are under 0.8.
+    let mut inked = inked_columns(0.65);
+    if inked.len() < (HEIGHT / 4) as usize {
+        inked = inked_columns(0.8);
+    }
     let (&first, &last) = (inked.first()?, inked.last()?);
     let share = |x: f32| ((x - left) / (right - left)).clamp(0.0, 1.0);
     Some((share(first as f32), share(last as f32 + 1.0)))
@@ -261,5 +271,26 @@ mod tests {
         assert_eq!(reading_window(&image, narrow), narrow);
         let blank = GrayImage::from_pixel(800, 100, image::Luma([230]));
         assert_eq!(reading_window(&blank, cell), cell);
+    }
+
+    #[test]
+    fn a_faint_hand_in_a_wide_cell_gets_its_window_too() {
+        // A 700 x 50 cell on paper of 245, a word of thin strokes of grey 175 (under 0.8 of
+        // the paper, over 0.65) at x 300..390.
+        let mut image = GrayImage::from_pixel(800, 100, image::Luma([245]));
+        for x in 50..750 {
+            image.put_pixel(x, 25, image::Luma([60]));
+            image.put_pixel(x, 75, image::Luma([60]));
+        }
+        for x in (300..390).filter(|x| x % 6 < 2) {
+            for y in 38..62 {
+                image.put_pixel(x, y, image::Luma([175]));
+            }
+        }
+        let cell = [[50.0, 25.0], [750.0, 25.0], [750.0, 75.0], [50.0, 75.0]];
+        let window = reading_window(&image, cell);
+        let (left, right) = (window[0][0], window[1][0]);
+        assert!((right - left - 350.0).abs() < 2.0, "{left}..{right}");
+        assert!(left < 300.0 && right > 390.0, "{left}..{right}");
     }
 }
