@@ -240,10 +240,9 @@ mod tests {
         assert_eq!(darkest, 5);
     }
 
-    #[test]
-    fn a_wide_cell_is_read_through_a_window_over_its_ink() {
-        // A 700 x 50 cell (14:1) ruled all round, with a 90-pixel word at x 400..490.
-        let mut image = GrayImage::from_pixel(800, 100, image::Luma([230]));
+    /// A page of `paper` grey with a 700 x 50 cell (14:1) ruled all round at (50, 25).
+    fn wide_ruled_cell(paper: u8) -> (GrayImage, Quad) {
+        let mut image = GrayImage::from_pixel(800, 100, image::Luma([paper]));
         for x in 50..750 {
             image.put_pixel(x, 25, image::Luma([20]));
             image.put_pixel(x, 75, image::Luma([20]));
@@ -252,6 +251,16 @@ mod tests {
             image.put_pixel(50, y, image::Luma([20]));
             image.put_pixel(750, y, image::Luma([20]));
         }
+        (
+            image,
+            [[50.0, 25.0], [750.0, 25.0], [750.0, 75.0], [50.0, 75.0]],
+        )
+    }
+
+    #[test]
+    fn a_wide_cell_is_read_through_a_window_over_its_ink() {
+        // A 90-pixel word at x 400..490.
+        let (mut image, cell) = wide_ruled_cell(230);
         for x in 400..490 {
             for y in 40..60 {
                 if (x + y) % 3 == 0 {
@@ -259,7 +268,6 @@ mod tests {
                 }
             }
         }
-        let cell = [[50.0, 25.0], [750.0, 25.0], [750.0, 75.0], [50.0, 75.0]];
         let window = reading_window(&image, cell);
         let (left, right) = (window[0][0], window[1][0]);
         assert!((right - left - 350.0).abs() < 2.0, "{left}..{right}");
@@ -275,19 +283,14 @@ mod tests {
 
     #[test]
     fn a_faint_hand_in_a_wide_cell_gets_its_window_too() {
-        // A 700 x 50 cell on paper of 245, a word of thin strokes of grey 175 (under 0.8 of
-        // the paper, over 0.65) at x 300..390.
-        let mut image = GrayImage::from_pixel(800, 100, image::Luma([245]));
-        for x in 50..750 {
-            image.put_pixel(x, 25, image::Luma([60]));
-            image.put_pixel(x, 75, image::Luma([60]));
-        }
+        // On paper of 245, a word of thin strokes of grey 175 (under 0.8 of the paper, over
+        // 0.65) at x 300..390.
+        let (mut image, cell) = wide_ruled_cell(245);
         for x in (300..390).filter(|x| x % 6 < 2) {
             for y in 38..62 {
                 image.put_pixel(x, y, image::Luma([175]));
             }
         }
-        let cell = [[50.0, 25.0], [750.0, 25.0], [750.0, 75.0], [50.0, 75.0]];
         let window = reading_window(&image, cell);
         let (left, right) = (window[0][0], window[1][0]);
         assert!((right - left - 350.0).abs() < 2.0, "{left}..{right}");
