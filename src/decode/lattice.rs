@@ -444,11 +444,8 @@ pub(crate) fn search<E: CellEvidence>(
 }
 
 /// Searches again where a first search's best path struggled (`first`'s
-/// [`Lattice::troubled_cells`]): the layers of each troubled cell, the
-/// `config.rescue_back` cells before it and the `config.rescue_ahead` after it keep
-/// `config.rescue_beam_width` positions within `config.rescue_margin` nats, and more of their
-/// nodes try slips. A reading that a later cell proves wrong often scores well for many cells,
-/// and a plain beam fills up with its variants; `None` when nothing was troubled.
+/// [`Lattice::troubled_cells`]), as [`search_around`] does; `None` when too little struggled
+/// for a second search to pay.
 pub(crate) fn rescue<E: CellEvidence>(
     first: &Lattice,
     cells: &[E],
@@ -463,18 +460,31 @@ pub(crate) fn rescue<E: CellEvidence>(
     // Or two slips of the kind that shift the cells (a skipped move, a junk cell, a swapped
     // pair): a cascade's wrong world often needs two and fits the rest (decode-bench medium,
     // seeds 1-5: +0.09, 0, 0, +0.17, 0 points, median time unchanged).
-    let slips: usize = first
-        .best_path()
-        .iter()
-        .map(|&e| first.edges[e as usize].slips())
-        .sum();
     let worth_it = troubled.len() >= config.rescue_min_troubled.max(1)
-        || slips >= config.rescue_min_slips.max(1);
-    if !worth_it || config.rescue_beam_width == 0 {
+        || first.best_path_shifts() >= config.rescue_min_slips.max(1);
+    if !worth_it {
+        return None;
+    }
+    search_around(&troubled, cells, start, lang, config)
+}
+
+/// The search again with the layers of each `troubled` cell, the `config.rescue_back` cells
+/// before it and the `config.rescue_ahead` after it keeping `config.rescue_beam_width`
+/// positions within `config.rescue_margin` nats, and more of their nodes trying slips. A
+/// reading that a later cell proves wrong often scores well for many cells, and a plain beam
+/// fills up with its variants. `None` when `troubled` is empty or the width is 0.
+fn search_around<E: CellEvidence>(
+    troubled: &[usize],
+    cells: &[E],
+    start: &Chess,
+    lang: &Language,
+    config: &DecoderConfig,
+) -> Option<Lattice> {
+    if troubled.is_empty() || config.rescue_beam_width == 0 {
         return None;
     }
     let mut widened = vec![false; cells.len()];
-    for t in troubled {
+    for &t in troubled {
         let from = t.saturating_sub(config.rescue_back);
         let to = (t + config.rescue_ahead + 1).min(cells.len());
         widened[from..to].iter_mut().for_each(|w| *w = true);
@@ -483,8 +493,10 @@ pub(crate) fn rescue<E: CellEvidence>(
 }
 
 /// `first`, or the lattice of a second search around the cells where its best path struggled
-/// ([`rescue`]) when that finds a likelier game, or of a third, wider one where the second
-/// still struggles (`rescue_escalation_troubled`): the lattice the decoder reads its game from.
+/// ([`rescue`]) when that finds a likelier game, or of a third, wider one
+/// (`rescue_escalation_width`) around the cells where the better of the two still struggles,
+/// in at least `rescue_escalation_troubled` of them or with `rescue_escalation_slips` slips
+/// that shift the cells: the lattice the decoder reads its game from.
 pub(crate) fn rescued<E: CellEvidence>(
     first: Lattice,
     cells: &[E],
@@ -496,25 +508,28 @@ pub(crate) fn rescued<E: CellEvidence>(
         Some(second) if second.best_score() > first.best_score() => second,
         _ => first,
     };
+    let troubled = best.troubled_cells(cells, config);
+    let needs_slips = config.rescue_escalation_slips > 0
+        && best.best_path_shifts() >= config.rescue_escalation_slips;
     let escalate = config.rescue_escalation_troubled > 0
         && config.rescue_escalation_width > config.rescue_beam_width
-        && best.troubled_cells(cells, config).len() >= config.rescue_escalation_troubled;
-    if escalate {
-        let wider = DecoderConfig {
-            rescue_beam_width: config.rescue_escalation_width,
-            rescue_min_troubled: 1,
-            ..config.clone()
-        };
-        if let Some(third) = rescue(&best, cells, start, lang, &wider) {
-            if third.best_score() > best.best_score() {
-                best = third;
-            }
+        && (troubled.len() >= config.rescue_escalation_troubled || needs_slips);
+    if !escalate {
+        return best;
+    }
+    let wider = DecoderConfig {
+        rescue_beam_width: config.rescue_escalation_width,
+        ..config.clone()
+    };
+    if let Some(third) = search_around(&troubled, cells, start, lang, &wider) {
+        if third.best_score() > best.best_score() {
+            best = third;
         }
     }
     best
 }
 
-/// The search itself. `widened[c]`: the layer after cell `c` is searched as [`rescue`] says.
+/// The search itself. `widened[c]`: the layer after cell `c` is searched as [`search_around`] says.
 fn run_search<E: CellEvidence>(
     cells: &[E],
     start: &Chess,
@@ -1283,6 +1298,15 @@ impl Lattice {
         }
         troubled.dedup();
         troubled
+    }
+
+    /// Slips on the best path of the kinds that shift the cells (skipped moves, junk cells,
+    /// swapped pairs), counted by plies.
+    pub fn best_path_shifts(&self) -> usize {
+        self.best_path()
+            .iter()
+            .map(|&e| self.edges[e as usize].slips())
+            .sum()
     }
 
     /// The score of the best complete path.
