@@ -506,11 +506,12 @@ fn decode_real(
     seconds.sort_by(f64::total_cmp);
     let unflagged = plies - flagged;
     println!(
-        "  all      {plies:>4} plies  right {:>6.2}%  flagged {:>5.1}%  unflagged right {:>6.2}%  median {:.2} s per sheet",
+        "  all      {plies:>4} plies  right {:>6.2}%  flagged {:>5.1}%  unflagged right {:>6.2}%  median {:.2} s, mean {:.2} s per sheet",
         100.0 * right as f64 / plies.max(1) as f64,
         100.0 * flagged as f64 / plies.max(1) as f64,
         100.0 * (right - flagged_right) as f64 / unflagged.max(1) as f64,
-        seconds.get(seconds.len() / 2).copied().unwrap_or(0.0)
+        seconds.get(seconds.len() / 2).copied().unwrap_or(0.0),
+        seconds.iter().sum::<f64>() / seconds.len().max(1) as f64
     );
     println!(
         "  cells as the report reads them (likeliest text in the letters of the language decoded):"
@@ -769,9 +770,10 @@ fn generated_sheets(
     }
     seconds.sort_by(f64::total_cmp);
     println!(
-        "  median {:.2} s, p90 {:.2} s per sheet",
+        "  median {:.2} s, p90 {:.2} s, mean {:.2} s per sheet",
         seconds.get(seconds.len() / 2).copied().unwrap_or(0.0),
-        seconds.get(seconds.len() * 9 / 10).copied().unwrap_or(0.0)
+        seconds.get(seconds.len() * 9 / 10).copied().unwrap_or(0.0),
+        seconds.iter().sum::<f64>() / seconds.len().max(1) as f64
     );
     Ok(())
 }
