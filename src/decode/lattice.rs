@@ -154,17 +154,15 @@ pub(crate) struct Lattice {
     pub edges: Vec<Edge>,
     /// Nodes that read every cell.
     pub finals: Vec<u32>,
-    /// The move scores its search computed, handed on to a later search of the same cells in
-    /// the same language and habits ([`rescue`], [`rescued`]): a rescue meets most of the
-    /// first search's moves again.
-    scores: ScoreCache,
 }
 
 type BodyList = Vec<(Vec<char>, f32)>;
 
-/// What scoring moves against one language's cells has found so far.
-#[derive(Default)]
-struct ScoreCache {
+/// Scores legal moves against cells for one language, caching by move facts.
+struct Scorer<'a, E: CellEvidence> {
+    cells: &'a [E],
+    lang: &'a Language,
+    config: &'a DecoderConfig,
     /// Written bodies of each move in each writer's letters and habits ([`Writer`]), keyed by
     /// its facts with check unknown.
     bodies: [HashMap<u32, BodyList>; 2],
@@ -172,14 +170,6 @@ struct ScoreCache {
     /// [`MoveFacts::key`]).
     scores: Vec<HashMap<u32, f32>>,
     body_scores: Vec<HashMap<u32, f32>>,
-}
-
-/// Scores legal moves against cells for one language, caching by move facts.
-struct Scorer<'a, E: CellEvidence> {
-    cells: &'a [E],
-    lang: &'a Language,
-    config: &'a DecoderConfig,
-    cache: ScoreCache,
 }
 
 /// Whose habits a reading is scored in: the sheet's own writer, or the other player's copy.
@@ -190,26 +180,14 @@ enum Writer {
 }
 
 impl<'a, E: CellEvidence> Scorer<'a, E> {
-    /// A scorer that starts from `cache`: what an earlier search of the same `cells` in the
-    /// same language and habits found, or an empty one.
-    fn new(
-        cells: &'a [E],
-        lang: &'a Language,
-        config: &'a DecoderConfig,
-        mut cache: ScoreCache,
-    ) -> Self {
-        if cache.scores.len() != cells.len() {
-            cache = ScoreCache {
-                bodies: Default::default(),
-                scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
-                body_scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
-            };
-        }
+    fn new(cells: &'a [E], lang: &'a Language, config: &'a DecoderConfig) -> Self {
         Scorer {
             cells,
             lang,
             config,
-            cache,
+            bodies: Default::default(),
+            scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
+            body_scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
         }
     }
 
@@ -233,7 +211,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
 
     fn bodies_of(&mut self, body_key: MoveFacts, writer: Writer) -> &BodyList {
         let (lang, style) = (self.language(writer), self.style(writer));
-        self.cache.bodies[writer as usize]
+        self.bodies[writer as usize]
             .entry(body_key.key())
             .or_insert_with(|| {
                 let mut list: BodyList = Vec::new();
@@ -251,7 +229,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
     /// writer's habits.
     fn score(&mut self, cell: usize, facts: &MoveFacts) -> f32 {
         let facts_key = facts.key();
-        if let Some(&s) = self.cache.scores[cell].get(&facts_key) {
+        if let Some(&s) = self.scores[cell].get(&facts_key) {
             return s;
         }
         let cells = self.cells;
@@ -263,7 +241,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
             }
             _ => self.reading_score(evidence, facts, Writer::Own, Some(cell)),
         };
-        self.cache.scores[cell].insert(facts_key, s);
+        self.scores[cell].insert(facts_key, s);
         s
     }
 
@@ -289,7 +267,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
                 .iter()
                 .map(|&(mark, w)| w + factored.mark_log_likelihood(mark))
                 .fold(f32::NEG_INFINITY, f32::max);
-            let kept = cell.and_then(|c| self.cache.body_scores[c].get(&body_key.key()).copied());
+            let kept = cell.and_then(|c| self.body_scores[c].get(&body_key.key()).copied());
             let body_best = match kept {
                 Some(b) => b,
                 None => {
@@ -302,7 +280,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
                             best.max(weight + factored.body_log_likelihood(chars, best - weight));
                     }
                     if let Some(c) = cell {
-                        self.cache.body_scores[c].insert(body_key.key(), best);
+                        self.body_scores[c].insert(body_key.key(), best);
                     }
                     best
                 }
@@ -462,23 +440,14 @@ pub(crate) fn search<E: CellEvidence>(
     config: &DecoderConfig,
     rival: Option<&[f32]>,
 ) -> Option<Lattice> {
-    run_search(
-        cells,
-        start,
-        lang,
-        config,
-        rival,
-        None,
-        &[],
-        ScoreCache::default(),
-    )
+    run_search(cells, start, lang, config, rival, None, &[])
 }
 
 /// Searches again where a first search's best path struggled (`first`'s
 /// [`Lattice::troubled_cells`]), as [`search_around`] does; `None` when too little struggled
 /// for a second search to pay.
 pub(crate) fn rescue<E: CellEvidence>(
-    first: &mut Lattice,
+    first: &Lattice,
     cells: &[E],
     start: &Chess,
     lang: &Language,
@@ -496,23 +465,20 @@ pub(crate) fn rescue<E: CellEvidence>(
     if !worth_it {
         return None;
     }
-    let scores = std::mem::take(&mut first.scores);
-    search_around(&troubled, cells, start, lang, config, scores)
+    search_around(&troubled, cells, start, lang, config)
 }
 
 /// The search again with the layers of each `troubled` cell, the `config.rescue_back` cells
 /// before it and the `config.rescue_ahead` after it keeping `config.rescue_beam_width`
 /// positions within `config.rescue_margin` nats, and more of their nodes trying slips. A
 /// reading that a later cell proves wrong often scores well for many cells, and a plain beam
-/// fills up with its variants. `None` when `troubled` is empty or the width is 0. `scores`:
-/// an earlier search's of the same cells in the same language, or empty.
+/// fills up with its variants. `None` when `troubled` is empty or the width is 0.
 fn search_around<E: CellEvidence>(
     troubled: &[usize],
     cells: &[E],
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
-    scores: ScoreCache,
 ) -> Option<Lattice> {
     if troubled.is_empty() || config.rescue_beam_width == 0 {
         return None;
@@ -523,7 +489,7 @@ fn search_around<E: CellEvidence>(
         let to = (t + config.rescue_ahead + 1).min(cells.len());
         widened[from..to].iter_mut().for_each(|w| *w = true);
     }
-    run_search(cells, start, lang, config, None, None, &widened, scores)
+    run_search(cells, start, lang, config, None, None, &widened)
 }
 
 /// `first`, or the lattice of a second search around the cells where its best path struggled
@@ -532,14 +498,16 @@ fn search_around<E: CellEvidence>(
 /// in at least `rescue_escalation_troubled` of them or with `rescue_escalation_slips` slips
 /// that shift the cells: the lattice the decoder reads its game from.
 pub(crate) fn rescued<E: CellEvidence>(
-    mut first: Lattice,
+    first: Lattice,
     cells: &[E],
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
 ) -> Lattice {
-    let second = rescue(&mut first, cells, start, lang, config);
-    let mut best = better(second, first);
+    let mut best = match rescue(&first, cells, start, lang, config) {
+        Some(second) if second.best_score() > first.best_score() => second,
+        _ => first,
+    };
     let troubled = best.troubled_cells(cells, config);
     let needs_slips = config.rescue_escalation_slips > 0
         && best.best_path_shifts() >= config.rescue_escalation_slips;
@@ -553,27 +521,15 @@ pub(crate) fn rescued<E: CellEvidence>(
         rescue_beam_width: config.rescue_escalation_width,
         ..config.clone()
     };
-    let scores = std::mem::take(&mut best.scores);
-    let third = search_around(&troubled, cells, start, lang, &wider, scores);
-    better(third, best)
-}
-
-/// The likelier of `later`, a search that took over `earlier`'s scores, and `earlier`, which
-/// keeps them for the next search if it stays.
-fn better(later: Option<Lattice>, mut earlier: Lattice) -> Lattice {
-    match later {
-        Some(later) if later.best_score() > earlier.best_score() => later,
-        Some(mut later) => {
-            earlier.scores = std::mem::take(&mut later.scores);
-            earlier
+    if let Some(third) = search_around(&troubled, cells, start, lang, &wider) {
+        if third.best_score() > best.best_score() {
+            best = third;
         }
-        None => earlier,
     }
+    best
 }
 
-/// The search itself. `widened[c]`: the layer after cell `c` is searched as [`search_around`]
-/// says; `scores`: an earlier search's of the same cells in `lang`, or empty.
-#[allow(clippy::too_many_arguments)]
+/// The search itself. `widened[c]`: the layer after cell `c` is searched as [`search_around`] says.
 fn run_search<E: CellEvidence>(
     cells: &[E],
     start: &Chess,
@@ -582,7 +538,6 @@ fn run_search<E: CellEvidence>(
     rival: Option<&[f32]>,
     line: Option<&[Move]>,
     widened: &[bool],
-    scores: ScoreCache,
 ) -> Option<Lattice> {
     let n = cells.len();
     let is_widened = |cell: usize| widened.get(cell).copied().unwrap_or(false);
@@ -596,7 +551,7 @@ fn run_search<E: CellEvidence>(
         })
         .collect();
     let mut search = Search {
-        scorer: Scorer::new(cells, lang, config, scores),
+        scorer: Scorer::new(cells, lang, config),
         pending: Pending::new(margins),
         config,
         cells: n,
@@ -606,7 +561,6 @@ fn run_search<E: CellEvidence>(
         nodes: Vec::new(),
         edges: Vec::new(),
         finals: Vec::new(),
-        scores: ScoreCache::default(),
     };
     lattice.nodes.push(Node {
         pos: start.clone(),
@@ -783,7 +737,6 @@ fn run_search<E: CellEvidence>(
                 .collect();
         }
     }
-    lattice.scores = search.scorer.cache;
     Some(lattice)
 }
 
@@ -1405,16 +1358,7 @@ pub(crate) fn forced_search<E: CellEvidence>(
         skip_lookback: 3,
         ..config.clone()
     };
-    run_search(
-        cells,
-        start,
-        lang,
-        &thorough,
-        None,
-        Some(moves),
-        &[],
-        ScoreCache::default(),
-    )
+    run_search(cells, start, lang, &thorough, None, Some(moves), &[])
 }
 
 /// The best score the search can give the known game `moves` on these cells, aligned with
@@ -1461,7 +1405,7 @@ pub(crate) fn search_loss<E: CellEvidence>(
     moves: &[Move],
     config: &DecoderConfig,
 ) -> Option<SearchLoss> {
-    let first = search(cells, start, lang, config, None)?;
+    let first = run_search(cells, start, lang, config, None, None, &[])?;
     let searched = rescued(first, cells, start, lang, config);
     let forced = forced_search(cells, start, lang, moves, config)?;
     for cell in 1..=cells.len() {
@@ -1504,44 +1448,4 @@ pub(crate) fn search_loss<E: CellEvidence>(
         });
     }
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::decode::TypedCell;
-
-    #[test]
-    fn a_rescue_that_starts_from_the_first_searchs_scores_finds_what_a_fresh_one_finds() {
-        // A hand that skipped 2...Nc6, misspelt a square and left a cell blank.
-        let texts = [
-            "e4", "e5", "Nf3", "Bb5", "a6", "Ba5", "Nf6", "O-O", "", "Re1", "b5", "Bb3", "d6",
-            "c3", "O-O", "h3", "Nb8", "d4", "Nbd7",
-        ];
-        let cells: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
-        let english = Language::by_code("en").unwrap();
-        let config = DecoderConfig {
-            rescue_min_troubled: 1,
-            ..DecoderConfig::default()
-        };
-        let start = Chess::default();
-        let first = || search(&cells, &start, english, &config, None).unwrap();
-        let mut handing_on = first();
-        assert!(handing_on.scores.scores.iter().any(|cell| !cell.is_empty()));
-        let inherited = rescue(&mut handing_on, &cells, &start, english, &config).unwrap();
-        let mut without = first();
-        without.scores = ScoreCache::default();
-        let fresh = rescue(&mut without, &cells, &start, english, &config).unwrap();
-        assert_eq!(inherited.best_score(), fresh.best_score());
-        let moves = |lattice: &Lattice| -> Vec<String> {
-            lattice
-                .best_path()
-                .iter()
-                .flat_map(|&e| lattice.edges[e as usize].steps.iter())
-                .map(|step| step.m.to_string())
-                .collect()
-        };
-        assert_eq!(moves(&inherited), moves(&fresh));
-        assert_eq!(inherited.nodes.len(), fresh.nodes.len());
-    }
 }
