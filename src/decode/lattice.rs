@@ -529,7 +529,8 @@ pub(crate) fn rescued<E: CellEvidence>(
     best
 }
 
-/// The search itself. `widened[c]`: the layer after cell `c` is searched as [`search_around`] says.
+/// The search itself. `widened[c]`: the layer after cell `c` is searched as
+/// [`search_around`] says.
 fn run_search<E: CellEvidence>(
     cells: &[E],
     start: &Chess,
