@@ -639,6 +639,7 @@ fn generated_sheets(
     // alone and with the copy.
     let (mut alone, mut paired) = (Count::default(), Count::default());
     let mut seconds = Vec::new();
+    let mut timed: Vec<(f64, String)> = Vec::new();
     for path in &truths {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let truth: serde_json::Value =
@@ -673,6 +674,8 @@ fn generated_sheets(
             },
         );
         seconds.push(started.elapsed().as_secs_f64());
+        let stem = image.file_stem().unwrap_or_default().to_string_lossy();
+        timed.push((seconds.last().copied().unwrap_or(0.0), stem.to_string()));
         let score = |read: &Result<GameRead, _>| match read {
             Ok(read) => {
                 // Judged over the plies played: a ply the decoded game lacks is flagged
@@ -775,5 +778,13 @@ fn generated_sheets(
         seconds.get(seconds.len() * 9 / 10).copied().unwrap_or(0.0),
         seconds.iter().sum::<f64>() / seconds.len().max(1) as f64
     );
+    // The slow sheets make the mean: name them.
+    timed.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let slowest: Vec<String> = timed
+        .iter()
+        .take(5)
+        .map(|(s, name)| format!("{name} {s:.1} s"))
+        .collect();
+    println!("  slowest: {}", slowest.join(", "));
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! holds distinct explanations of the same cells. Layers are indexed by cells read, so that
 //! hypotheses compete only with others that explained the same evidence.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, Position, Square};
 
@@ -256,10 +257,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
     ) -> f32 {
         let floor = evidence.unreadable_log_likelihood();
         let marks = check_marks(facts.check, self.style(writer));
-        let body_key = MoveFacts {
-            check: Check::Unknown,
-            ..*facts
-        };
+        let body_key = without_check(facts);
         if evidence.is_illegible() {
             0.0
         } else if let Some(factored) = evidence.factored() {
@@ -287,19 +285,119 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
             };
             (body_best + mark_best).max(floor)
         } else {
-            let mut best = floor;
-            let bodies = self.bodies_of(body_key, writer).clone();
-            for (chars, weight) in &bodies {
-                for &(mark, mark_weight) in marks.iter().filter(|m| m.1 > f32::NEG_INFINITY) {
-                    let w = weight + mark_weight;
-                    if w > best {
-                        best = best.max(w + evidence.log_likelihood(chars, mark, best - w));
-                    }
-                }
-            }
-            best
+            let bodies = self.bodies_of(body_key, writer);
+            unfactored_score(evidence, bodies, &marks, floor)
         }
     }
+
+    /// Scores the moves with `facts` against cell `cell` side by side (rayon) and keeps them,
+    /// so that the layer's search then finds them kept. Only evidence read character by
+    /// character (the reader's CTC posteriors) is scored here: its scores are the slow part of
+    /// a search, and each is a pure function of the cell and the facts, so the game found is
+    /// the same as when they are scored one by one.
+    fn prescore<'f>(&mut self, cell: usize, facts: impl Iterator<Item = &'f MoveFacts>) {
+        let evidence = &self.cells[cell];
+        if evidence.is_illegible() {
+            return;
+        }
+        let writers: &[Writer] = if evidence.copies().is_some() {
+            &[Writer::Own, Writer::Copy]
+        } else {
+            &[Writer::Own]
+        };
+        let mut seen: rustc_hash::FxHashSet<u32> = Default::default();
+        let wanted: Vec<MoveFacts> = facts
+            .filter(|f| !self.scores[cell].contains_key(&f.key()) && seen.insert(f.key()))
+            .copied()
+            .collect();
+        for facts in &wanted {
+            for &writer in writers {
+                self.bodies_of(without_check(facts), writer);
+            }
+        }
+        let scorer = &*self;
+        let scores: Vec<Option<f32>> = wanted
+            .par_iter()
+            .with_min_len(PRESCORED_PER_TASK)
+            .map(|facts| scorer.score_from_kept_bodies(cell, facts))
+            .collect();
+        for (facts, score) in wanted.iter().zip(scores) {
+            if let Some(score) = score {
+                self.scores[cell].insert(facts.key(), score);
+            }
+        }
+    }
+
+    /// [`Scorer::score`] without touching the caches, from bodies already kept; `None` for
+    /// evidence that scores bodies and marks apart ([`CellEvidence::factored`]), which
+    /// [`Scorer::score`] handles with a cache of its own.
+    fn score_from_kept_bodies(&self, cell: usize, facts: &MoveFacts) -> Option<f32> {
+        let evidence = &self.cells[cell];
+        match evidence.copies() {
+            Some((own, copy)) if !evidence.is_illegible() => Some(
+                self.kept_reading_score(own, facts, Writer::Own)?
+                    + self.kept_reading_score(copy, facts, Writer::Copy)?,
+            ),
+            _ => self.kept_reading_score(evidence, facts, Writer::Own),
+        }
+    }
+
+    fn kept_reading_score(
+        &self,
+        evidence: &dyn CellEvidence,
+        facts: &MoveFacts,
+        writer: Writer,
+    ) -> Option<f32> {
+        if evidence.is_illegible() {
+            return Some(0.0);
+        }
+        if evidence.factored().is_some() {
+            return None;
+        }
+        let bodies = self.bodies[writer as usize].get(&without_check(facts).key())?;
+        let marks = check_marks(facts.check, self.style(writer));
+        Some(unfactored_score(
+            evidence,
+            bodies,
+            &marks,
+            evidence.unreadable_log_likelihood(),
+        ))
+    }
+}
+
+/// How many nodes' moves one rayon task generates.
+const NODES_PER_TASK: usize = 4;
+
+/// How many moves one rayon task scores: a score takes a few microseconds, a task's start
+/// about one.
+const PRESCORED_PER_TASK: usize = 16;
+
+/// The facts of a move as its body is written: the check mark is scored apart.
+fn without_check(facts: &MoveFacts) -> MoveFacts {
+    MoveFacts {
+        check: Check::Unknown,
+        ..*facts
+    }
+}
+
+/// The likelihood of a reading that scores whole texts: the best of `bodies` (by their
+/// weights, best first) with each of `marks`, or `floor`.
+fn unfactored_score(
+    evidence: &dyn CellEvidence,
+    bodies: &BodyList,
+    marks: &[(&'static str, f32); 4],
+    floor: f32,
+) -> f32 {
+    let mut best = floor;
+    for (chars, weight) in bodies {
+        for &(mark, mark_weight) in marks.iter().filter(|m| m.1 > f32::NEG_INFINITY) {
+            let w = weight + mark_weight;
+            if w > best {
+                best = best.max(w + evidence.log_likelihood(chars, mark, best - w));
+            }
+        }
+    }
+    best
 }
 
 fn zobrist(pos: &Chess) -> u64 {
@@ -649,7 +747,21 @@ fn run_search<E: CellEvidence>(
             (config.repair_below, 0)
         };
         let mut alignment_ranks = AlignmentRanks::default();
-        for (rank, &node_id) in layer.iter().enumerate() {
+        // Every node's moves and how each fits this cell: the bulk of a layer's work, and
+        // independent from node to node, so it runs side by side before the nodes are
+        // extended in rank order.
+        let layer_kids: Vec<Vec<Child>> = layer
+            .par_iter()
+            .with_min_len(NODES_PER_TASK)
+            .map(|&id| {
+                let node = &lattice.nodes[id as usize];
+                search.children(&node.pos, node.last_to, node.ply)
+            })
+            .collect();
+        search
+            .scorer
+            .prescore(cell, layer_kids.iter().flatten().map(|kid| &kid.facts));
+        for ((rank, &node_id), kids) in layer.iter().enumerate().zip(layer_kids) {
             let node = &lattice.nodes[node_id as usize];
             // Only a rescue's layers rank by alignment: the first search skips the bookkeeping.
             let alignment_rank = if repairs_per_alignment > 0 {
@@ -657,7 +769,6 @@ fn run_search<E: CellEvidence>(
             } else {
                 usize::MAX
             };
-            let kids = search.children(&node.pos, node.last_to, node.ply);
             if kids.is_empty() {
                 // The game is over (mate or stalemate): whatever follows on the sheet is no move.
                 let rest: f32 = (cell..n)
@@ -1449,4 +1560,53 @@ pub(crate) fn search_loss<E: CellEvidence>(
         });
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::recognize::evidence::tests::read_as;
+    use crate::recognize::{Charset, CtcCell};
+
+    fn cells_read_as(texts: &[&str]) -> Vec<CtcCell> {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        texts
+            .iter()
+            .map(|t| CtcCell::new(read_as(&charset, t, 0.6)))
+            .collect()
+    }
+
+    #[test]
+    fn moves_scored_side_by_side_score_as_when_scored_one_by_one() {
+        let lang = Language::by_code("en").unwrap();
+        let config = DecoderConfig::for_handwriting();
+        // Misread cells and check marks right and wrong: the scores come from the CTC and
+        // the slip channel, each mark weighed by what the move does.
+        let texts = ["e4", "f6+", "d1", "g5", "Qh5+"];
+        let (parallel_cells, serial_cells) = (cells_read_as(&texts), cells_read_as(&texts));
+        let mut side_by_side = Scorer::new(&parallel_cells, lang, &config);
+        let mut one_by_one = Scorer::new(&serial_cells, lang, &config);
+        let mut pos = Chess::default();
+        for (cell, san) in ["e4", "f6", "d4", "g5", "Qh5#"].into_iter().enumerate() {
+            let kids = children(&pos, None, &config);
+            side_by_side.prescore(cell, kids.iter().map(|k| &k.facts));
+            let distinct: rustc_hash::FxHashSet<u32> = kids.iter().map(|k| k.facts.key()).collect();
+            assert_eq!(side_by_side.scores[cell].len(), distinct.len());
+            for kid in &kids {
+                let settled = settle(&pos, kid);
+                for facts in [kid.facts, settled.facts] {
+                    let (a, b) = (
+                        side_by_side.score(cell, &facts),
+                        one_by_one.score(cell, &facts),
+                    );
+                    assert_eq!(a.to_bits(), b.to_bits(), "{san}: {facts:?}");
+                }
+            }
+            let m: shakmaty::san::San = san.parse().unwrap();
+            pos.play_unchecked(m.to_move(&pos).unwrap());
+        }
+    }
 }

@@ -7,6 +7,7 @@ use crate::decode::{
     CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD,
 };
 
+use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
 use crate::notation::Language;
@@ -26,13 +27,21 @@ pub struct CtcCell {
     as_typed: Option<TypedCell>,
     /// Texts already scored (read as written or as a slip, scaled): the decoder asks for the
     /// same written forms from many positions. Each holds the value found and the `needed` it
-    /// was computed for (a value at or below that `needed` is only an upper bound).
-    scored: Mutex<FxHashMap<Vec<char>, (f32, f32)>>,
+    /// was computed for (a value at or below that `needed` is only an upper bound). Split in
+    /// shards by the text's hash: the decoder scores a layer's moves on two threads at once,
+    /// and one lock for all would keep them waiting on each other.
+    scored: Box<[ScoredTexts; SCORED_SHARDS]>,
     /// Weight of the reader's log-likelihoods against the decoder's move prior and slip
     /// costs (as the acoustic scale of a speech decoder): a reader trained on generated cells
     /// is surer of itself than it should be on real ones.
     scale: f32,
 }
+
+/// Shards of a cell's cache of scored texts ([`CtcCell`]).
+const SCORED_SHARDS: usize = 16;
+
+/// Texts scored in one cell, each with its value and the `needed` it was computed for.
+type ScoredTexts = Mutex<FxHashMap<Vec<char>, (f32, f32)>>;
 
 /// Texts kept frame by frame when a cell is read in its sheet's letters ([`CtcCell::text_in`]):
 /// on the generated validation cells and the real-dev cells, beams of 4 and 20 read as 10
@@ -53,7 +62,7 @@ impl CtcCell {
             text,
             text_log_likelihood,
             as_typed,
-            scored: Mutex::new(FxHashMap::default()),
+            scored: Box::new(std::array::from_fn(|_| Mutex::new(FxHashMap::default()))),
             scale: DEFAULT_EVIDENCE_SCALE,
         }
     }
@@ -119,7 +128,12 @@ impl CellEvidence for CtcCell {
         let mut key = Vec::with_capacity(body.len() + mark.len());
         key.extend_from_slice(body);
         key.extend(mark.chars());
-        if let Ok(scored) = self.scored.lock() {
+        let shard = &self.scored[{
+            let mut hasher = rustc_hash::FxHasher::default();
+            key.hash(&mut hasher);
+            hasher.finish() as usize % SCORED_SHARDS
+        }];
+        if let Ok(scored) = shard.lock() {
             if let Some(&(value, computed_for)) = scored.get(&key) {
                 if value > computed_for || needed >= computed_for {
                     return value;
@@ -128,7 +142,7 @@ impl CellEvidence for CtcCell {
         }
         let slip = self.slip_log_likelihood(body, mark, needed);
         let value = self.ctc_log_likelihood(&key, needed.max(slip)).max(slip);
-        if let Ok(mut scored) = self.scored.lock() {
+        if let Ok(mut scored) = shard.lock() {
             scored.insert(key, (value, needed));
         }
         value
