@@ -591,10 +591,8 @@ fn search_around<E: CellEvidence>(
 }
 
 /// `first`, or the lattice of a second search around the cells where its best path struggled
-/// ([`rescue`]) when that finds a likelier game, or of a third, wider one
-/// (`rescue_escalation_width`) around the cells where the better of the two still struggles,
-/// in at least `rescue_escalation_troubled` of them or with `rescue_escalation_slips` slips
-/// that shift the cells: the lattice the decoder reads its game from.
+/// ([`rescue`]) when that finds a likelier game, then [`escalated`]: the lattice the decoder
+/// reads its game from.
 pub(crate) fn rescued<E: CellEvidence>(
     first: Lattice,
     cells: &[E],
@@ -602,10 +600,35 @@ pub(crate) fn rescued<E: CellEvidence>(
     lang: &Language,
     config: &DecoderConfig,
 ) -> Lattice {
-    let mut best = match rescue(&first, cells, start, lang, config) {
+    let best = rescued_once(first, cells, start, lang, config);
+    escalated(best, cells, start, lang, config)
+}
+
+/// `first`, or the lattice of a second search around the cells where its best path struggled
+/// ([`rescue`]) when that finds a likelier game.
+pub(crate) fn rescued_once<E: CellEvidence>(
+    first: Lattice,
+    cells: &[E],
+    start: &Chess,
+    lang: &Language,
+    config: &DecoderConfig,
+) -> Lattice {
+    match rescue(&first, cells, start, lang, config) {
         Some(second) if second.best_score() > first.best_score() => second,
         _ => first,
-    };
+    }
+}
+
+/// `best`, or the lattice of a third, wider search (`rescue_escalation_width`) around the
+/// cells where `best` still struggles, in at least `rescue_escalation_troubled` of them or with
+/// `rescue_escalation_slips` slips that shift the cells, when that finds a likelier game.
+pub(crate) fn escalated<E: CellEvidence>(
+    best: Lattice,
+    cells: &[E],
+    start: &Chess,
+    lang: &Language,
+    config: &DecoderConfig,
+) -> Lattice {
     let troubled = best.troubled_cells(cells, config);
     let needs_slips = config.rescue_escalation_slips > 0
         && best.best_path_shifts() >= config.rescue_escalation_slips;
@@ -619,12 +642,10 @@ pub(crate) fn rescued<E: CellEvidence>(
         rescue_beam_width: config.rescue_escalation_width,
         ..config.clone()
     };
-    if let Some(third) = search_around(&troubled, cells, start, lang, &wider) {
-        if third.best_score() > best.best_score() {
-            best = third;
-        }
+    match search_around(&troubled, cells, start, lang, &wider) {
+        Some(third) if third.best_score() > best.best_score() => third,
+        _ => best,
     }
-    best
 }
 
 /// The search itself. `widened[c]`: the layer after cell `c` is searched as

@@ -145,7 +145,8 @@ pub struct DecoderConfig {
     /// many nats below a language decoded before it.
     pub language_abandon: f32,
     /// Finalist languages whose first search ends within this many nats of the best one's are
-    /// rescued too ([`lattice::rescue`]), and the best rescued reading wins; negative: only the
+    /// rescued too ([`lattice::rescue`]), and those within as many nats of the best rescued one
+    /// are escalated (`rescue_escalation_width`); the best reading wins. Negative: only the
     /// best is.
     pub rescue_finalists_within: f32,
     /// A third search, `rescue_escalation_width` wide, where the rescue's best path still
@@ -542,10 +543,25 @@ fn decode_any_language<E: CellEvidence>(
         .max(1);
     decoded.truncate(close);
     // Rescues are the slow part of a hard sheet: the finalists' rescues run side by side.
-    let rescued: Vec<(Lattice, &'static Language)> = decoded
+    let mut rescued: Vec<(Lattice, &'static Language)> = decoded
         .into_par_iter()
         .map(|(lattice, lang)| {
-            let lattice = lattice::rescued(lattice, cells, &start.position, lang, config);
+            let lattice = lattice::rescued_once(lattice, cells, &start.position, lang, config);
+            (lattice, lang)
+        })
+        .collect();
+    // The widest search only for the finalists still close to the best rescued reading: it
+    // takes seconds on a hard sheet, and one far behind after two searches stays behind.
+    let rescued_best = rescued
+        .iter()
+        .map(|(l, _)| l.best_score())
+        .fold(f32::NEG_INFINITY, f32::max);
+    let within = config.rescue_finalists_within.max(0.0);
+    rescued.retain(|(l, _)| l.best_score() >= rescued_best - within);
+    let rescued: Vec<(Lattice, &'static Language)> = rescued
+        .into_par_iter()
+        .map(|(lattice, lang)| {
+            let lattice = lattice::escalated(lattice, cells, &start.position, lang, config);
             (lattice, lang)
         })
         .collect();
