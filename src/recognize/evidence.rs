@@ -125,25 +125,42 @@ impl CellEvidence for CtcCell {
     /// (CTC), or the best path written by a slip for it (a max, not a sum: the two overlap
     /// where the best path is the candidate).
     fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
-        let mut key = Vec::with_capacity(body.len() + mark.len());
-        key.extend_from_slice(body);
-        key.extend(mark.chars());
+        // The text on the stack: most calls find it scored, and need no allocation.
+        let mut on_stack = ['\0'; 24];
+        let mut on_heap = Vec::new();
+        let key: &[char] = if body.len() + mark.len() <= on_stack.len() {
+            let mut len = 0;
+            for (slot, c) in on_stack
+                .iter_mut()
+                .zip(body.iter().copied().chain(mark.chars()))
+            {
+                *slot = c;
+                len += 1;
+            }
+            &on_stack[..len]
+        } else {
+            on_heap.extend_from_slice(body);
+            on_heap.extend(mark.chars());
+            &on_heap
+        };
         let shard = &self.scored[{
             let mut hasher = rustc_hash::FxHasher::default();
             key.hash(&mut hasher);
-            hasher.finish() as usize % SCORED_SHARDS
+            // Middle bits: the map itself places keys by the low bits and tags them by the
+            // high ones, which a shard's keys should not all share.
+            (hasher.finish() >> 32) as usize % SCORED_SHARDS
         }];
         if let Ok(scored) = shard.lock() {
-            if let Some(&(value, computed_for)) = scored.get(&key) {
+            if let Some(&(value, computed_for)) = scored.get(key) {
                 if value > computed_for || needed >= computed_for {
                     return value;
                 }
             }
         }
         let slip = self.slip_log_likelihood(body, mark, needed);
-        let value = self.ctc_log_likelihood(&key, needed.max(slip)).max(slip);
+        let value = self.ctc_log_likelihood(key, needed.max(slip)).max(slip);
         if let Ok(mut scored) = shard.lock() {
-            scored.insert(key, (value, needed));
+            scored.insert(key.to_vec(), (value, needed));
         }
         value
     }
