@@ -638,7 +638,7 @@ fn generated_sheets(
     // Sheets with the other player's copy beside them (`scoresheet-synth --copies`): read
     // alone and with the copy.
     let (mut alone, mut paired) = (Count::default(), Count::default());
-    let mut seconds = Vec::new();
+    // Seconds each sheet took, with its name.
     let mut timed: Vec<(f64, String)> = Vec::new();
     for path in &truths {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -673,9 +673,8 @@ fn generated_sheets(
                 ..options.clone()
             },
         );
-        seconds.push(started.elapsed().as_secs_f64());
         let stem = image.file_stem().unwrap_or_default().to_string_lossy();
-        timed.push((seconds.last().copied().unwrap_or(0.0), stem.to_string()));
+        timed.push((started.elapsed().as_secs_f64(), stem.to_string()));
         let score = |read: &Result<GameRead, _>| match read {
             Ok(read) => {
                 // Judged over the plies played: a ply the decoded game lacks is flagged
@@ -771,6 +770,7 @@ fn generated_sheets(
             100.0 * (c.right - c.flagged_right) as f64 / c.plies.saturating_sub(c.flagged).max(1) as f64
         );
     }
+    let mut seconds: Vec<f64> = timed.iter().map(|(s, _)| *s).collect();
     seconds.sort_by(f64::total_cmp);
     println!(
         "  median {:.2} s, p90 {:.2} s, mean {:.2} s per sheet",
