@@ -750,6 +750,9 @@ fn generated_sheets(
         for key in [
             format!("lang {}", truth["language"].as_str().unwrap_or("?")),
             format!("layout {}", truth["layout"].as_str().unwrap_or("?")),
+            // The hand: the glyph samples' writers, or one of the fonts no reader was trained
+            // on (models/README.md), whose sheets are most of the errors.
+            format!("hand {}", truth["flags"]["hand"].as_str().unwrap_or("?")),
             "all".to_string(),
         ] {
             groups.entry(key).or_default().add(played.len(), tally);
