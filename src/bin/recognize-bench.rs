@@ -750,8 +750,9 @@ fn generated_sheets(
         for key in [
             format!("lang {}", truth["language"].as_str().unwrap_or("?")),
             format!("layout {}", truth["layout"].as_str().unwrap_or("?")),
-            // The hand: the glyph samples' writers, or one of the fonts no reader was trained
-            // on (models/README.md), whose sheets are most of the errors.
+            // The hand: the glyph samples' writers (`real glyphs`) or one of the validation
+            // fonts no reader was trained on (models/README.md); on seeds 99 and 102 the
+            // fonts' sheets hold about half the errors.
             format!("hand {}", truth["flags"]["hand"].as_str().unwrap_or("?")),
             "all".to_string(),
         ] {
