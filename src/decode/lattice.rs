@@ -8,6 +8,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, Position, Square};
+use std::collections::hash_map::Entry;
 
 use super::book::OpeningBook;
 use super::evidence::CellEvidence;
@@ -141,12 +142,48 @@ fn settle(pos: &Chess, kid: &Child) -> Settled {
 }
 
 /// A position reachable at some layer, not yet admitted: it keeps no board, which is replayed
-/// from its best edge only if it is admitted.
+/// from its best edge only if it is admitted. Its edges are threaded through its layer's
+/// [`Offered`] list, from `first` to `last` in the order they were offered.
 struct Candidate {
     ply: u32,
     best: f32,
-    best_in: usize,
-    incoming: Vec<(u32, f32, Steps)>,
+    best_in: u32,
+    first: u32,
+    last: u32,
+}
+
+/// An edge offered to a layer: from node `src`, of weight `weight`; `next`: the same
+/// candidate's next edge, or [`NO_EDGE`].
+struct Offered {
+    src: u32,
+    weight: f32,
+    steps: Steps,
+    next: u32,
+}
+
+/// The end of a candidate's edges in its layer's [`Offered`] list.
+const NO_EDGE: u32 = u32::MAX;
+
+/// The candidates of one layer and every edge offered to them. Most candidates are never
+/// admitted, and a hard sheet's layer takes hundreds of thousands of offers: one list for all
+/// of a layer's edges saves an allocation per candidate and keeps the map's entries small.
+#[derive(Default)]
+struct PendingLayer {
+    candidates: HashMap<(u64, u32), Candidate>,
+    offered: Vec<Offered>,
+}
+
+impl PendingLayer {
+    /// The edges of `candidate`, in the order they were offered, with their indices.
+    fn edges_of<'l>(&'l self, candidate: &Candidate) -> impl Iterator<Item = (u32, &'l Offered)> {
+        let mut at = candidate.first;
+        std::iter::from_fn(move || {
+            let index = at;
+            let edge = self.offered.get(index as usize)?;
+            at = edge.next;
+            Some((index, edge))
+        })
+    }
 }
 
 /// The searched lattice: nodes in topological order (by layer), edges between kept nodes.
@@ -450,7 +487,7 @@ fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec
 
 /// The layers of candidates not yet admitted, by cells read.
 struct Pending {
-    layers: Vec<HashMap<(u64, u32), Candidate>>,
+    layers: Vec<PendingLayer>,
     best: Vec<f32>,
     /// How far behind its layer's best a candidate may be, per layer.
     margins: Vec<f32>,
@@ -459,7 +496,7 @@ struct Pending {
 impl Pending {
     fn new(margins: Vec<f32>) -> Pending {
         Pending {
-            layers: margins.iter().map(|_| HashMap::default()).collect(),
+            layers: margins.iter().map(|_| PendingLayer::default()).collect(),
             best: vec![f32::NEG_INFINITY; margins.len()],
             margins,
         }
@@ -502,19 +539,35 @@ impl Pending {
             return;
         }
         self.best[cell] = self.best[cell].max(score);
-        let entry = self.layers[cell]
-            .entry((key, ply))
-            .or_insert_with(|| Candidate {
-                ply,
-                best: f32::NEG_INFINITY,
-                best_in: 0,
-                incoming: Vec::new(),
-            });
-        if score > entry.best {
-            entry.best = score;
-            entry.best_in = entry.incoming.len();
+        let layer = &mut self.layers[cell];
+        let index = layer.offered.len() as u32;
+        layer.offered.push(Offered {
+            src,
+            weight: w,
+            steps,
+            next: NO_EDGE,
+        });
+        match layer.candidates.entry((key, ply)) {
+            Entry::Occupied(mut occupied) => {
+                let candidate = occupied.get_mut();
+                layer.offered[candidate.last as usize].next = index;
+                candidate.last = index;
+                if score > candidate.best {
+                    candidate.best = score;
+                    candidate.best_in = index;
+                }
+            }
+            Entry::Vacant(vacant) => {
+                vacant.insert(Candidate {
+                    ply,
+                    // As `score > best` from minus infinity would: a NaN never leads.
+                    best: score.max(f32::NEG_INFINITY),
+                    best_in: index,
+                    first: index,
+                    last: index,
+                });
+            }
         }
-        entry.incoming.push((src, w, steps));
     }
 }
 
@@ -1248,33 +1301,39 @@ impl AlignmentRanks {
 /// read), so that a world that skipped a move survives the crowd of worlds that did not.
 fn admit(
     lattice: &mut Lattice,
-    candidates: HashMap<(u64, u32), Candidate>,
+    pending: PendingLayer,
     cell: u32,
     (width, alignment_quota): (usize, usize),
     margin: f32,
     config: &DecoderConfig,
 ) -> Vec<u32> {
-    let mut list: Vec<Candidate> = candidates.into_values().collect();
-    list.sort_unstable_by(|a, b| b.best.total_cmp(&a.best));
-    let top = list.first().map_or(f32::NEG_INFINITY, |c| c.best);
+    let PendingLayer {
+        candidates,
+        offered,
+    } = &pending;
+    // Equal scores are ranked by key, so that the beam does not depend on the map's order.
+    let mut ranked: Vec<(&(u64, u32), &Candidate)> = candidates.iter().collect();
+    ranked.sort_unstable_by(|a, b| b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0)));
+    let top = ranked.first().map_or(f32::NEG_INFINITY, |(_, c)| c.best);
+    let list = ranked.into_iter().map(|(_, cand)| cand);
     let lineage_of = |lattice: &Lattice, cand: &Candidate| -> [u32; LINEAGE_DEPTHS] {
-        let parent = cand.incoming[cand.best_in].0;
+        let parent = offered[cand.best_in as usize].src;
         let mut lineage = [parent; LINEAGE_DEPTHS];
         for j in 1..LINEAGE_DEPTHS {
             lineage[j] = lattice.nodes[lineage[j - 1] as usize].lineage[j - 1];
         }
         lineage
     };
-    let mut kept: Vec<(Candidate, [u32; LINEAGE_DEPTHS])> =
+    let mut kept: Vec<(&Candidate, [u32; LINEAGE_DEPTHS])> =
         Vec::with_capacity(width + config.lineage_extras);
     let mut seen: rustc_hash::FxHashSet<(usize, u32)> = Default::default();
     let mut extras = 0;
     let mut alignment_ranks = AlignmentRanks::default();
-    for (rank, cand) in list.into_iter().enumerate() {
+    for (rank, cand) in list.enumerate() {
         if cand.best < top - margin {
             break;
         }
-        let lineage = lineage_of(lattice, &cand);
+        let lineage = lineage_of(lattice, cand);
         let mut new_lineage = false;
         for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
             new_lineage |= seen.insert((j, *ancestor));
@@ -1298,25 +1357,25 @@ fn admit(
     let mut ids = Vec::with_capacity(kept.len());
     for (cand, lineage) in kept {
         let id = lattice.nodes.len() as u32;
-        let (src, _, steps) = cand.incoming[cand.best_in];
-        let mut pos = lattice.nodes[src as usize].pos.clone();
+        let best_edge = &offered[cand.best_in as usize];
+        let mut pos = lattice.nodes[best_edge.src as usize].pos.clone();
         let mut last_to = None;
-        for step in steps.iter() {
+        for step in best_edge.steps.iter() {
             pos.play_unchecked(step.m);
             last_to = Some(step.m.to());
         }
-        let mut incoming = Vec::with_capacity(cand.incoming.len());
+        let mut incoming = Vec::new();
         let mut best_in = None;
-        for (i, (src, weight, steps)) in cand.incoming.into_iter().enumerate() {
+        for (index, edge) in pending.edges_of(cand) {
             let edge_id = lattice.edges.len() as u32;
             lattice.edges.push(Edge {
-                src,
+                src: edge.src,
                 dst: id,
-                weight,
-                steps,
+                weight: edge.weight,
+                steps: edge.steps,
             });
             incoming.push(edge_id);
-            if i == cand.best_in {
+            if index == cand.best_in {
                 best_in = Some(edge_id);
             }
         }
