@@ -1263,15 +1263,25 @@ impl<E: CellEvidence> Search<'_, E> {
         cell: usize,
         keep: usize,
     ) -> Vec<(f32, &'k Child, Chess)> {
-        let mut ranked: Vec<(f32, &Child)> = kids
+        if keep == 0 {
+            return Vec::new();
+        }
+        let mut ranked: Vec<(f32, usize)> = kids
             .iter()
-            .map(|k| (self.scorer.score(cell, &k.facts), k))
+            .enumerate()
+            .map(|(i, k)| (self.scorer.score(cell, &k.facts), i))
             .collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+        // Best first, equal fits in move order; only the first `keep` are wanted.
+        let order = |a: &(f32, usize), b: &(f32, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        if ranked.len() > keep {
+            ranked.select_nth_unstable_by(keep - 1, order);
+            ranked.truncate(keep);
+        }
+        ranked.sort_unstable_by(order);
         ranked
             .into_iter()
-            .take(keep)
-            .map(|(_, kid)| {
+            .map(|(_, i)| {
+                let kid = &kids[i];
                 let settled = settle(pos, kid);
                 (self.scorer.score(cell, &settled.facts), kid, settled.pos)
             })
@@ -1311,10 +1321,17 @@ fn admit(
         candidates,
         offered,
     } = &pending;
-    // Equal scores are ranked by key, so that the beam does not depend on the map's order.
-    let mut ranked: Vec<(&(u64, u32), &Candidate)> = candidates.iter().collect();
+    // Only candidates within the margin are ever kept: they alone are ranked. Equal scores
+    // are ranked by key, so that the beam does not depend on the map's order.
+    let top = candidates
+        .values()
+        .map(|c| c.best)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let mut ranked: Vec<(&(u64, u32), &Candidate)> = candidates
+        .iter()
+        .filter(|(_, c)| c.best >= top - margin)
+        .collect();
     ranked.sort_unstable_by(|a, b| b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0)));
-    let top = ranked.first().map_or(f32::NEG_INFINITY, |(_, c)| c.best);
     let list = ranked.into_iter().map(|(_, cand)| cand);
     let lineage_of = |lattice: &Lattice, cand: &Candidate| -> [u32; LINEAGE_DEPTHS] {
         let parent = offered[cand.best_in as usize].src;
@@ -1330,9 +1347,6 @@ fn admit(
     let mut extras = 0;
     let mut alignment_ranks = AlignmentRanks::default();
     for (rank, cand) in list.enumerate() {
-        if cand.best < top - margin {
-            break;
-        }
         let lineage = lineage_of(lattice, cand);
         let mut new_lineage = false;
         for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
