@@ -470,7 +470,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
 
 /// What a piece of a layer's slip work offered (in order) and scored.
 struct Worked {
-    offers: Vec<BufferedOffer>,
+    offers: Vec<Offer>,
     caches: Caches,
 }
 
@@ -576,12 +576,13 @@ struct Pending {
     best: Vec<f32>,
     /// How far behind its layer's best a candidate may be, per layer.
     margins: Vec<f32>,
-    /// In a slip task: the offers made, in order, for the search to offer to its own layers.
-    buffered: Option<Vec<BufferedOffer>>,
+    /// In a slip task: the offers taken, in order, for the search to offer to its own layers.
+    buffered: Option<Vec<Offer>>,
 }
 
-/// An offer a slip task made: [`Pending::offer_steps`]'s arguments.
-struct BufferedOffer {
+/// A proposal to reach the position with zobrist `key` after `ply` plies at layer `cell`, from
+/// node `src` (whose score is `base`) by an edge of weight `w` made of `steps`.
+struct Offer {
     cell: usize,
     src: u32,
     base: f32,
@@ -613,9 +614,9 @@ impl Pending {
     }
 
     /// Offers what a slip task buffered, in its order.
-    fn take_buffered(&mut self, offers: Vec<BufferedOffer>) {
-        for o in offers {
-            self.offer_steps(o.cell, o.src, o.base, o.w, o.steps, o.key, o.ply);
+    fn take_buffered(&mut self, offers: Vec<Offer>) {
+        for offer in offers {
+            self.offer_steps(offer);
         }
     }
 
@@ -637,37 +638,38 @@ impl Pending {
         key: u64,
         ply: u32,
     ) {
-        self.offer_steps(cell, src, base, w, Steps::of(steps), key, ply);
+        self.offer_steps(Offer {
+            cell,
+            src,
+            base,
+            w,
+            steps: Steps::of(steps),
+            key,
+            ply,
+        });
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn offer_steps(
-        &mut self,
-        cell: usize,
-        src: u32,
-        base: f32,
-        w: f32,
-        steps: Steps,
-        key: u64,
-        ply: u32,
-    ) {
-        let score = base + w;
-        if score < self.best[cell] - self.margins[cell] {
+    /// Takes `offer` if it is within its layer's margin of the best so far: into its layer, or
+    /// into a slip task's buffer.
+    fn offer_steps(&mut self, offer: Offer) {
+        let score = offer.base + offer.w;
+        if score < self.best[offer.cell] - self.margins[offer.cell] {
             return;
         }
-        self.best[cell] = self.best[cell].max(score);
+        self.best[offer.cell] = self.best[offer.cell].max(score);
         if let Some(buffered) = &mut self.buffered {
-            buffered.push(BufferedOffer {
-                cell,
-                src,
-                base,
-                w,
-                steps,
-                key,
-                ply,
-            });
+            buffered.push(offer);
             return;
         }
+        let Offer {
+            cell,
+            src,
+            w,
+            steps,
+            key,
+            ply,
+            ..
+        } = offer;
         let layer = &mut self.layers[cell];
         let index = layer.offered.len() as u32;
         layer.offered.push(Offered {
@@ -1191,8 +1193,15 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         let fit = self.scorer.score(fit_cell, &settled.facts);
         let mut steps = Steps::of(steps);
         steps.set_last_fit(fit);
-        self.pending
-            .offer_steps(layer, src, base, rest + fit, steps, settled.key, ply);
+        self.pending.offer_steps(Offer {
+            cell: layer,
+            src,
+            base,
+            w: rest + fit,
+            steps,
+            key: settled.key,
+            ply,
+        });
     }
 
     /// Offers the moves of `node` that fit `cell` best; returns how well the best one fits.
