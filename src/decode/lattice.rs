@@ -196,18 +196,8 @@ pub(crate) struct Lattice {
 
 type BodyList = Vec<(Vec<char>, f32)>;
 
-/// What a [`Scorer`] has scored, apart from its borrows.
+/// What a [`Scorer`] has scored.
 struct Caches {
-    bodies: [HashMap<u32, BodyList>; 2],
-    scores: Vec<HashMap<u32, f32>>,
-    body_scores: Vec<HashMap<u32, f32>>,
-}
-
-/// Scores legal moves against cells for one language, caching by move facts.
-struct Scorer<'a, E: CellEvidence> {
-    cells: &'a [E],
-    lang: &'a Language,
-    config: &'a DecoderConfig,
     /// Written bodies of each move in each writer's letters and habits ([`Writer`]), keyed by
     /// its facts with check unknown.
     bodies: [HashMap<u32, BodyList>; 2],
@@ -215,8 +205,41 @@ struct Scorer<'a, E: CellEvidence> {
     /// [`MoveFacts::key`]).
     scores: Vec<HashMap<u32, f32>>,
     body_scores: Vec<HashMap<u32, f32>>,
+}
+
+impl Caches {
+    fn for_cells(cells: usize) -> Caches {
+        Caches {
+            bodies: Default::default(),
+            scores: (0..cells).map(|_| HashMap::default()).collect(),
+            body_scores: (0..cells).map(|_| HashMap::default()).collect(),
+        }
+    }
+
+    /// Keeps what `other` holds besides its own.
+    fn absorb(&mut self, other: Caches) {
+        for (own, theirs) in self.bodies.iter_mut().zip(other.bodies) {
+            for (key, list) in theirs {
+                own.entry(key).or_insert(list);
+            }
+        }
+        for (own, theirs) in self.scores.iter_mut().zip(other.scores) {
+            own.extend(theirs);
+        }
+        for (own, theirs) in self.body_scores.iter_mut().zip(other.body_scores) {
+            own.extend(theirs);
+        }
+    }
+}
+
+/// Scores legal moves against cells for one language, caching by move facts.
+struct Scorer<'a, E: CellEvidence> {
+    cells: &'a [E],
+    lang: &'a Language,
+    config: &'a DecoderConfig,
+    caches: Caches,
     /// A slip task's scorer reads its search's caches, left untouched while the tasks run, and
-    /// keeps what it scores itself until the search [absorbs](Scorer::absorb) it.
+    /// keeps what it scores itself until the search [absorbs](Caches::absorb) it.
     parent: Option<&'a Scorer<'a, E>>,
 }
 
@@ -233,9 +256,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
             cells,
             lang,
             config,
-            bodies: Default::default(),
-            scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
-            body_scores: (0..cells.len()).map(|_| HashMap::default()).collect(),
+            caches: Caches::for_cells(cells.len()),
             parent: None,
         }
     }
@@ -251,32 +272,8 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
         }
     }
 
-    /// Keeps what a slip task's scorer scored, so that later layers find it.
-    fn absorb(&mut self, child: Caches) {
-        let Caches {
-            bodies,
-            scores,
-            body_scores,
-        } = child;
-        for (own, theirs) in self.bodies.iter_mut().zip(bodies) {
-            for (key, list) in theirs {
-                own.entry(key).or_insert(list);
-            }
-        }
-        for (own, theirs) in self.scores.iter_mut().zip(scores) {
-            own.extend(theirs);
-        }
-        for (own, theirs) in self.body_scores.iter_mut().zip(body_scores) {
-            own.extend(theirs);
-        }
-    }
-
     fn into_caches(self) -> Caches {
-        Caches {
-            bodies: self.bodies,
-            scores: self.scores,
-            body_scores: self.body_scores,
-        }
+        self.caches
     }
 
     fn style(&self, writer: Writer) -> &'a Style {
@@ -300,12 +297,12 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
     fn bodies_of(&mut self, body_key: MoveFacts, writer: Writer) -> &BodyList {
         if let Some(list) = self
             .parent
-            .and_then(|p| p.bodies[writer as usize].get(&body_key.key()))
+            .and_then(|p| p.caches.bodies[writer as usize].get(&body_key.key()))
         {
             return list;
         }
         let (lang, style) = (self.language(writer), self.style(writer));
-        self.bodies[writer as usize]
+        self.caches.bodies[writer as usize]
             .entry(body_key.key())
             .or_insert_with(|| {
                 let mut list: BodyList = Vec::new();
@@ -323,10 +320,13 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
     /// writer's habits.
     fn score(&mut self, cell: usize, facts: &MoveFacts) -> f32 {
         let facts_key = facts.key();
-        if let Some(&s) = self.scores[cell].get(&facts_key) {
+        if let Some(&s) = self.caches.scores[cell].get(&facts_key) {
             return s;
         }
-        if let Some(&s) = self.parent.and_then(|p| p.scores[cell].get(&facts_key)) {
+        if let Some(&s) = self
+            .parent
+            .and_then(|p| p.caches.scores[cell].get(&facts_key))
+        {
             return s;
         }
         let cells = self.cells;
@@ -338,7 +338,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
             }
             _ => self.reading_score(evidence, facts, Writer::Own, Some(cell)),
         };
-        self.scores[cell].insert(facts_key, s);
+        self.caches.scores[cell].insert(facts_key, s);
         s
     }
 
@@ -363,9 +363,9 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
                 .fold(f32::NEG_INFINITY, f32::max);
             let kept = cell.and_then(|c| {
                 let key = body_key.key();
-                self.body_scores[c]
+                self.caches.body_scores[c]
                     .get(&key)
-                    .or_else(|| self.parent.and_then(|p| p.body_scores[c].get(&key)))
+                    .or_else(|| self.parent.and_then(|p| p.caches.body_scores[c].get(&key)))
                     .copied()
             });
             let body_best = match kept {
@@ -380,7 +380,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
                             best.max(weight + factored.body_log_likelihood(chars, best - weight));
                     }
                     if let Some(c) = cell {
-                        self.body_scores[c].insert(body_key.key(), best);
+                        self.caches.body_scores[c].insert(body_key.key(), best);
                     }
                     best
                 }
@@ -410,7 +410,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
         };
         let mut seen: rustc_hash::FxHashSet<u32> = Default::default();
         let wanted: Vec<MoveFacts> = facts
-            .filter(|f| !self.scores[cell].contains_key(&f.key()) && seen.insert(f.key()))
+            .filter(|f| !self.caches.scores[cell].contains_key(&f.key()) && seen.insert(f.key()))
             .copied()
             .collect();
         for facts in &wanted {
@@ -426,7 +426,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
             .collect();
         for (facts, score) in wanted.iter().zip(scores) {
             if let Some(score) = score {
-                self.scores[cell].insert(facts.key(), score);
+                self.caches.scores[cell].insert(facts.key(), score);
             }
         }
     }
@@ -457,7 +457,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
         if evidence.factored().is_some() {
             return None;
         }
-        let bodies = self.bodies[writer as usize].get(&without_check(facts).key())?;
+        let bodies = self.caches.bodies[writer as usize].get(&without_check(facts).key())?;
         let marks = check_marks(facts.check, self.style(writer));
         Some(unfactored_score(
             evidence,
@@ -487,6 +487,13 @@ struct SlipWork {
 /// How many pieces a layer's slip work is cut in per thread: more balance the threads' loads,
 /// fewer share more of what each piece scores.
 const SLIP_CHUNKS_PER_THREAD: usize = 4;
+
+/// How many of a layer's `items` of slip work one piece takes.
+fn slip_piece_len(items: usize) -> usize {
+    items
+        .div_ceil(rayon::current_num_threads() * SLIP_CHUNKS_PER_THREAD)
+        .max(1)
+}
 
 /// How many nodes' moves one rayon task generates.
 const NODES_PER_TASK: usize = 4;
@@ -1015,12 +1022,8 @@ fn run_search<E: CellEvidence>(
         // node side by side, then offered in rank order. Which offers a layer keeps does not
         // depend on their order (`admit` keeps what is within its margin of the best), so the
         // game found is the one of slips worked out one after another.
-        let chunk = slip_work
-            .len()
-            .div_ceil(rayon::current_num_threads() * SLIP_CHUNKS_PER_THREAD)
-            .max(1);
         let worked: Vec<(Worked, Vec<(usize, bool)>)> = slip_work
-            .par_chunks(chunk)
+            .par_chunks(slip_piece_len(slip_work.len()))
             .map(|works| {
                 let mut task = search.task();
                 let mut repaired = Vec::new();
@@ -1082,12 +1085,8 @@ fn run_search<E: CellEvidence>(
                 }
             }
         }
-        let chunk = ancestors
-            .len()
-            .div_ceil(rayon::current_num_threads() * SLIP_CHUNKS_PER_THREAD)
-            .max(1);
         let worked: Vec<Worked> = ancestors
-            .par_chunks(chunk)
+            .par_chunks(slip_piece_len(ancestors.len()))
             .map(|works| {
                 let mut task = search.task();
                 for &(at, depth) in works {
@@ -1155,7 +1154,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
 
     /// Keeps what a task scored and offers what it offered.
     fn take_worked(&mut self, worked: Worked) {
-        self.scorer.absorb(worked.caches);
+        self.scorer.caches.absorb(worked.caches);
         self.pending.take_buffered(worked.offers);
     }
 
@@ -1924,7 +1923,7 @@ mod tests {
             let kids = children(&pos, None, &config);
             side_by_side.prescore(cell, kids.iter().map(|k| &k.facts));
             let distinct: rustc_hash::FxHashSet<u32> = kids.iter().map(|k| k.facts.key()).collect();
-            assert_eq!(side_by_side.scores[cell].len(), distinct.len());
+            assert_eq!(side_by_side.caches.scores[cell].len(), distinct.len());
             for kid in &kids {
                 let settled = settle(&pos, kid);
                 for facts in [kid.facts, settled.facts] {
@@ -1962,11 +1961,11 @@ mod tests {
         // without check marks, and the settled facts of every cell were new.
         let caches = child.into_caches();
         assert!(caches.scores.iter().all(|c| !c.is_empty()));
-        parent.absorb(caches);
+        parent.caches.absorb(caches);
         for cell in 0..cells.len() {
             for kid in &kids {
                 let key = settle(&pos, kid).facts.key();
-                assert!(parent.scores[cell].contains_key(&key));
+                assert!(parent.caches.scores[cell].contains_key(&key));
             }
         }
     }
