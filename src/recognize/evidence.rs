@@ -41,7 +41,7 @@ pub struct CtcCell {
 const SCORED_SHARDS: usize = 16;
 
 /// Texts scored in one cell, each with its value and the `needed` it was computed for.
-type ScoredTexts = Mutex<FxHashMap<Vec<char>, (f32, f32)>>;
+type ScoredTexts = Mutex<FxHashMap<u128, (f32, f32)>>;
 
 /// Texts kept frame by frame when a cell is read in its sheet's letters ([`CtcCell::text_in`]):
 /// on the generated validation cells and the real-dev cells, beams of 4 and 20 read as 10
@@ -110,6 +110,26 @@ impl CtcCell {
         read + typed.log_likelihood(body, mark, needed - read)
     }
 
+    /// `text` as the key of its score: its characters' classes, a byte each (every class is
+    /// above 0, so texts of different lengths differ). `None` for a text of more than 16
+    /// characters, or one with a character the model does not read, which is not kept.
+    fn packed(&self, text: &[char]) -> Option<u128> {
+        if text.len() > 16 {
+            return None;
+        }
+        let charset = &self.posteriors.charset;
+        text.iter().try_fold(0u128, |key, &c| {
+            let class = u8::try_from(charset.class(c)?).ok()?;
+            Some(key << 8 | u128::from(class))
+        })
+    }
+
+    /// The likelier of reading `text` (`body` + `mark`) and of a slip for it.
+    fn score_text(&self, body: &[char], mark: &str, text: &[char], needed: f32) -> f32 {
+        let slip = self.slip_log_likelihood(body, mark, needed);
+        self.ctc_log_likelihood(text, needed.max(slip)).max(slip)
+    }
+
     /// The CTC likelihood of `text` (a written form with its check mark), scaled; a value at
     /// or below `needed` is only an upper bound.
     fn ctc_log_likelihood(&self, text: &[char], needed: f32) -> f32 {
@@ -128,7 +148,7 @@ impl CellEvidence for CtcCell {
         // The text on the stack: most calls find it scored, and need no allocation.
         let mut on_stack = ['\0'; 24];
         let mut on_heap = Vec::new();
-        let key: &[char] = if body.len() + mark.len() <= on_stack.len() {
+        let text: &[char] = if body.len() + mark.len() <= on_stack.len() {
             let mut len = 0;
             for (slot, c) in on_stack
                 .iter_mut()
@@ -143,6 +163,9 @@ impl CellEvidence for CtcCell {
             on_heap.extend(mark.chars());
             &on_heap
         };
+        let Some(key) = self.packed(text) else {
+            return self.score_text(body, mark, text, needed);
+        };
         let shard = &self.scored[{
             let mut hasher = rustc_hash::FxHasher::default();
             key.hash(&mut hasher);
@@ -151,16 +174,15 @@ impl CellEvidence for CtcCell {
             (hasher.finish() >> 32) as usize % SCORED_SHARDS
         }];
         if let Ok(scored) = shard.lock() {
-            if let Some(&(value, computed_for)) = scored.get(key) {
+            if let Some(&(value, computed_for)) = scored.get(&key) {
                 if value > computed_for || needed >= computed_for {
                     return value;
                 }
             }
         }
-        let slip = self.slip_log_likelihood(body, mark, needed);
-        let value = self.ctc_log_likelihood(key, needed.max(slip)).max(slip);
+        let value = self.score_text(body, mark, text, needed);
         if let Ok(mut scored) = shard.lock() {
-            scored.insert(key.to_vec(), (value, needed));
+            scored.insert(key, (value, needed));
         }
         value
     }
@@ -281,6 +303,38 @@ pub(crate) mod tests {
         assert_eq!(
             blank.slip_log_likelihood(&meant, "", lowest),
             f32::NEG_INFINITY
+        );
+    }
+
+    #[test]
+    fn a_kept_score_is_the_score_for_every_bar_and_every_text_keeps_its_own() {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        let cell = CtcCell::new(read_as(&charset, "Nf3+", 0.9));
+        let fresh = || CtcCell::new(read_as(&charset, "Nf3+", 0.9));
+        let chars_of = |text: &str| text.chars().collect::<Vec<char>>();
+        // Texts sharing their first characters, one longer than a key holds, and asked for
+        // first with a bar above their score (a bound is kept), then with none.
+        let texts = [
+            ("Nf3", "+"),
+            ("Nf3", ""),
+            ("Nf", "3+"),
+            ("N", "f3+"),
+            ("Nf5", "+"),
+            ("Ng1-f3xe5e.p.=Q(=)", "+"),
+        ];
+        for (body, mark) in texts {
+            let body = chars_of(body);
+            let exact = fresh().log_likelihood(&body, mark, f32::NEG_INFINITY);
+            let above = cell.log_likelihood(&body, mark, exact + 1.0);
+            assert!(above <= exact + 1.0, "{body:?}{mark}: {above} vs {exact}");
+            let again = cell.log_likelihood(&body, mark, f32::NEG_INFINITY);
+            assert_eq!(again, exact, "{body:?}{mark}");
+            assert_eq!(cell.log_likelihood(&body, mark, exact - 1.0), exact);
+        }
+        assert!(
+            cell.log_likelihood(&chars_of("Nf3"), "+", f32::NEG_INFINITY)
+                > cell.log_likelihood(&chars_of("Nf3"), "", f32::NEG_INFINITY) + 1.0
         );
     }
 }
