@@ -195,8 +195,11 @@ pub fn features(
     // behind a queen that moves along its file defends where the queen goes.
     let occupied_after = (board.occupied() ^ from) | to;
     let attackers = board.attacks_to(to, !us, occupied_after) & board.by_color(!us);
-    let defenders =
-        board.attacks_to(to, us, occupied_after) & board.by_color(us) & !Bitboard::from(from);
+    // Defenders matter only where the destination is attacked, which most are not.
+    let undefended = || {
+        (board.attacks_to(to, us, occupied_after) & board.by_color(us) & !Bitboard::from(from))
+            .is_empty()
+    };
     if m.role() != Role::King {
         let least_attacker = attackers
             .into_iter()
@@ -206,7 +209,7 @@ pub fn features(
         if least_attacker < mover {
             f[17] = 1.0;
         }
-        if attackers.any() && defenders.is_empty() {
+        if attackers.any() && undefended() {
             f[18] = mover / 9.0;
         }
         let at = from as usize;
