@@ -551,9 +551,9 @@ fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec
             log_prior: 0.0,
         })
         .collect();
-    let moves: Vec<Move> = legal.iter().copied().collect();
+    let moves: &[Move] = &legal;
     let mut priors = Vec::with_capacity(moves.len());
-    config.prior.log_probs(pos, &moves, last_to, &mut priors);
+    config.prior.log_probs(pos, moves, last_to, &mut priors);
     if pos.fullmoves().get() <= 30 && config.book_bonus != 0.0 {
         let book = OpeningBook::shipped().moves(pos);
         if !book.is_empty() {
@@ -569,7 +569,7 @@ fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec
         }
     }
     if config.tree_strength > 0.0 {
-        OpeningTree::shipped().blend(pos, &moves, &mut priors, config.tree_strength);
+        OpeningTree::shipped().blend(pos, moves, &mut priors, config.tree_strength);
     }
     for (child, p) in out.iter_mut().zip(priors) {
         child.log_prior = p * config.prior_weight;
