@@ -423,6 +423,8 @@ impl Posteriors {
                 }
                 alpha[..lowest].fill(0.0);
             }
+            // The bound below is at most the total: where the total falls short, the bound
+            // need not be worked out.
             if total <= 0.0 || total < floor {
                 return f32::NEG_INFINITY;
             }

@@ -313,15 +313,17 @@ pub(crate) mod tests {
         let cell = CtcCell::new(read_as(&charset, "Nf3+", 0.9));
         let fresh = || CtcCell::new(read_as(&charset, "Nf3+", 0.9));
         let chars_of = |text: &str| text.chars().collect::<Vec<char>>();
-        // Texts sharing their first characters, one longer than a key holds, and asked for
-        // first with a bar above their score (a bound is kept), then with none.
+        // Texts sharing their first characters, one longer than a key holds and one with
+        // characters the reader does not know (neither is kept), each asked for first with a
+        // bar above its score (a bound is kept), then with none.
         let texts = [
             ("Nf3", "+"),
             ("Nf3", ""),
             ("Nf", "3+"),
             ("N", "f3+"),
             ("Nf5", "+"),
-            ("Ng1-f3xe5e.p.=Q(=)", "+"),
+            ("Nb1-c3xd5=Q-e2-e4", "+"),
+            ("exd6e.p.", ""),
         ];
         for (body, mark) in texts {
             let body = chars_of(body);
