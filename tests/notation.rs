@@ -226,3 +226,83 @@ fn move_facts_keys_tell_facts_apart() {
     }
     assert!(seen.len() > 1000);
 }
+
+/// Positions of games that play, from Chess960 starts and from a few set-ups, each legal move
+/// in turn: castling with the rook anywhere, promotions and captures en passant come up.
+fn positions_of_walks() -> Vec<Chess> {
+    use scoresheet::start::StartPosition;
+    let mut starts: Vec<Chess> = (0..960)
+        .step_by(37)
+        .map(|n| StartPosition::chess960(n).unwrap().position)
+        .collect();
+    for fen in [
+        // Castling short checks a king on f8; long, a king on d8.
+        "5k2/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+        "3k4/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+        // En passant uncovers the rook's check along the fifth rank, or the bishop's.
+        "8/8/8/k2pP2R/8/8/8/4K3 w - d6 0 1",
+        "6k1/8/8/3pP3/8/8/B7/4K3 w - d6 0 1",
+        // Promotions that check as a knight, a queen, or by uncovering a rook.
+        "8/3P1k2/8/8/8/8/8/R3K3 w Q - 0 1",
+        "5k2/1P6/8/8/8/8/8/1R2K3 w - - 0 1",
+        "1kn5/1P6/8/8/8/8/8/1R2K3 w - - 0 1",
+    ] {
+        let setup: shakmaty::fen::Fen = fen.parse().unwrap();
+        starts.push(
+            setup
+                .into_position(shakmaty::CastlingMode::Chess960)
+                .unwrap(),
+        );
+    }
+    let mut out = Vec::new();
+    for (n, start) in starts.into_iter().enumerate() {
+        for stride in [1, 3, 7] {
+            let mut pos = start.clone();
+            for ply in 0..60 {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                out.push(pos.clone());
+                let m = legal[(ply * stride + n) % legal.len()];
+                pos.play_unchecked(m);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_check_worked_out_without_playing_the_move_is_the_check_played_out() {
+    use scoresheet::notation::Check;
+    let mut checks = HashMap::new();
+    let mut moves = 0;
+    for pos in positions(200, 1).into_iter().chain(positions_of_walks()) {
+        for m in pos.legal_moves() {
+            let played = Check::after(&pos, m) != Check::None;
+            assert_eq!(
+                Check::gives(&pos, m),
+                played,
+                "{m} in {}",
+                shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+            );
+            let kind = match m {
+                Move::Castle { .. } => "castle",
+                Move::EnPassant { .. } => "en passant",
+                Move::Normal {
+                    promotion: Some(_), ..
+                } => "promotion",
+                _ => "other",
+            };
+            *checks.entry((kind, played)).or_insert(0) += 1;
+            moves += 1;
+        }
+    }
+    assert!(moves > 300_000, "only {moves} moves");
+    for kind in ["castle", "en passant", "promotion", "other"] {
+        assert!(
+            checks.contains_key(&(kind, true)),
+            "no {kind} that checks: {checks:?}"
+        );
+    }
+}

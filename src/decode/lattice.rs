@@ -102,6 +102,8 @@ const LINEAGE_DEPTHS: usize = 6;
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
     pub pos: Chess,
+    /// The zobrist key of `pos`.
+    key: u64,
     pub ply: u32,
     pub cell: u32,
     last_to: Option<Square>,
@@ -127,18 +129,37 @@ struct Settled {
     key: u64,
 }
 
-fn settle(pos: &Chess, kid: &Child) -> Settled {
+/// Plays `kid` from `pos`, whose key is `key`.
+fn settle(pos: &Chess, key: u64, kid: &Child) -> Settled {
     let next = after(pos, kid.m);
     let facts = MoveFacts {
         check: Check::of(&next),
         ..kid.facts
     };
-    let key = zobrist(&next);
+    let key = key_after(pos, key, kid.m, &next);
     Settled {
         pos: next,
         facts,
         key,
     }
+}
+
+/// The full facts of `kid` from `pos` (whose key is `key`) and the key of the position it
+/// leads to, without playing it where that position is not needed: most moves offered to a
+/// layer never become a node, and copying a position to play them out cost more than their
+/// check and key.
+fn settle_facts(pos: &Chess, key: u64, kid: &Child) -> (MoveFacts, u64) {
+    if !Check::gives(pos, kid.m) {
+        if let Some(next) = pos.update_zobrist_hash(Zobrist64(key), kid.m, EnPassantMode::Legal) {
+            let facts = MoveFacts {
+                check: Check::None,
+                ..kid.facts
+            };
+            return (facts, next.0);
+        }
+    }
+    let settled = settle(pos, key, kid);
+    (settled.facts, settled.key)
 }
 
 /// A position reachable at some layer, not yet admitted: it keeps no board, which is replayed
@@ -534,6 +555,12 @@ fn zobrist(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
+/// The key of `next`, the position `m` leads to from `pos` (whose key is `key`).
+fn key_after(pos: &Chess, key: u64, m: Move, next: &Chess) -> u64 {
+    pos.update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
+        .map_or_else(|| zobrist(next), |k| k.0)
+}
+
 fn after(pos: &Chess, m: Move) -> Chess {
     let mut next = pos.clone();
     next.play_unchecked(m);
@@ -876,6 +903,7 @@ fn run_search<E: CellEvidence>(
     };
     lattice.nodes.push(Node {
         pos: start.clone(),
+        key: zobrist(start),
         ply: 0,
         cell: 0,
         last_to: None,
@@ -989,15 +1017,9 @@ fn run_search<E: CellEvidence>(
                 let rest: f32 = (cell..n)
                     .map(|c| config.slips.junk_cell + cells[c].unreadable_log_likelihood())
                     .sum();
-                search.pending.offer(
-                    n,
-                    node_id,
-                    node.best,
-                    rest,
-                    &[],
-                    zobrist(&node.pos),
-                    node.ply,
-                );
+                search
+                    .pending
+                    .offer(n, node_id, node.best, rest, &[], node.key, node.ply);
                 continue;
             }
             let best_fit = search.extend(node_id, node, kids, cell);
@@ -1178,7 +1200,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         src: u32,
         base: f32,
         rest: f32,
-        pos: &Chess,
+        (pos, key): (&Chess, u64),
         kid: &Child,
         fit_cell: usize,
         steps: &[Step],
@@ -1188,8 +1210,8 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         if !self.pending.may_enter(layer, base + optimistic) {
             return;
         }
-        let settled = settle(pos, kid);
-        let fit = self.scorer.score(fit_cell, &settled.facts);
+        let (facts, next_key) = settle_facts(pos, key, kid);
+        let fit = self.scorer.score(fit_cell, &facts);
         let mut steps = Steps::of(steps);
         steps.set_last_fit(fit);
         self.pending.offer_steps(Offer {
@@ -1198,7 +1220,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             base,
             w: rest + fit,
             steps,
-            key: settled.key,
+            key: next_key,
             ply,
         });
     }
@@ -1232,7 +1254,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 node_id,
                 node.best,
                 kid.log_prior,
-                &node.pos,
+                (&node.pos, node.key),
                 kid,
                 cell,
                 &[step],
@@ -1264,6 +1286,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                     continue;
                 }
                 let first_pos = after(&node.pos, first.m);
+                let first_key = key_after(&node.pos, node.key, first.m, &first_pos);
                 for kid in self.children(&first_pos, Some(first.m.to()), node.ply + 1) {
                     let rest = chain + kid.log_prior;
                     let steps = [skipped(first.m), written(kid.m, cell, StepKind::Written)];
@@ -1272,7 +1295,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                         node_id,
                         base,
                         rest,
-                        &first_pos,
+                        (&first_pos, first_key),
                         &kid,
                         cell,
                         &steps,
@@ -1299,6 +1322,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                         continue;
                     }
                     let second_pos = after(&first_pos, second.m);
+                    let second_key = zobrist(&second_pos);
                     for kid in self.children(&second_pos, Some(second.m.to()), node.ply + 2) {
                         let rest = chain + kid.log_prior;
                         let steps = [
@@ -1311,7 +1335,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                             node_id,
                             base,
                             rest,
-                            &second_pos,
+                            (&second_pos, second_key),
                             &kid,
                             cell,
                             &steps,
@@ -1339,8 +1363,13 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         let config = self.config;
         let slips = &config.slips;
         let base = node.best;
-        let by_next = self.best_fits(&node.pos, kids, cell + 1, config.swap_candidates);
-        for (first_fit, first, first_pos) in by_next {
+        let by_next = self.best_fits(
+            (&node.pos, node.key),
+            kids,
+            cell + 1,
+            config.swap_candidates,
+        );
+        for (first_fit, first, first_pos, first_key) in by_next {
             let chain = slips.swapped_cells + first.log_prior + first_fit;
             if !self.pending.may_enter(cell + 2, base + chain) {
                 continue;
@@ -1359,7 +1388,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                     node_id,
                     base,
                     rest,
-                    &first_pos,
+                    (&first_pos, first_key),
                     &kid,
                     cell,
                     &steps,
@@ -1388,7 +1417,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 node_id,
                 node.best,
                 junk + kid.log_prior,
-                &node.pos,
+                (&node.pos, node.key),
                 kid,
                 cell + 1,
                 &steps,
@@ -1402,7 +1431,6 @@ impl<'a, E: CellEvidence> Search<'a, E> {
     fn skip_before(&mut self, ancestor_id: u32, ancestor: &Node, from: usize, cell: usize) {
         let config = self.config;
         for first in self.children(&ancestor.pos, ancestor.last_to, ancestor.ply) {
-            let first_pos = after(&ancestor.pos, first.m);
             let skipped = Step {
                 m: first.m,
                 cell: None,
@@ -1413,12 +1441,14 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             if !self.pending.may_enter(cell + 1, ancestor.best + w) {
                 continue;
             }
+            let first_pos = after(&ancestor.pos, first.m);
+            let first_key = key_after(&ancestor.pos, ancestor.key, first.m, &first_pos);
             self.rewrite_cells(
                 ancestor_id,
                 ancestor,
                 &[skipped],
                 w,
-                &first_pos,
+                (&first_pos, first_key),
                 first.m.to(),
                 from,
                 cell,
@@ -1435,7 +1465,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         src: &Node,
         steps: &[Step],
         w: f32,
-        pos: &Chess,
+        (pos, key): (&Chess, u64),
         last_to: Square,
         at: usize,
         cell: usize,
@@ -1444,7 +1474,8 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             return;
         }
         let kids = self.children(pos, Some(last_to), src.ply + steps.len() as u32);
-        for (fit, kid, kid_pos) in self.best_fits(pos, &kids, at, self.config.swap_candidates) {
+        let best = self.best_fits((pos, key), &kids, at, self.config.swap_candidates);
+        for (fit, kid, kid_pos, kid_key) in best {
             let mut chain = steps.to_vec();
             chain.push(Step {
                 m: kid.m,
@@ -1455,17 +1486,11 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             let w = w + kid.log_prior + fit;
             if at == cell {
                 let ply = src.ply + chain.len() as u32;
-                self.pending.offer(
-                    cell + 1,
-                    src_id,
-                    src.best,
-                    w,
-                    &chain,
-                    zobrist(&kid_pos),
-                    ply,
-                );
+                self.pending
+                    .offer(cell + 1, src_id, src.best, w, &chain, kid_key, ply);
             } else {
-                self.rewrite_cells(src_id, src, &chain, w, &kid_pos, kid.m.to(), at + 1, cell);
+                let next = (&kid_pos, kid_key);
+                self.rewrite_cells(src_id, src, &chain, w, next, kid.m.to(), at + 1, cell);
             }
         }
     }
@@ -1485,11 +1510,11 @@ impl<'a, E: CellEvidence> Search<'a, E> {
     /// settled fits.
     fn best_fits<'k>(
         &mut self,
-        pos: &Chess,
+        (pos, key): (&Chess, u64),
         kids: &'k [Child],
         cell: usize,
         keep: usize,
-    ) -> Vec<(f32, &'k Child, Chess)> {
+    ) -> Vec<(f32, &'k Child, Chess, u64)> {
         if keep == 0 {
             return Vec::new();
         }
@@ -1509,8 +1534,9 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             .into_iter()
             .map(|(_, i)| {
                 let kid = &kids[i];
-                let settled = settle(pos, kid);
-                (self.scorer.score(cell, &settled.facts), kid, settled.pos)
+                let settled = settle(pos, key, kid);
+                let fit = self.scorer.score(cell, &settled.facts);
+                (fit, kid, settled.pos, settled.key)
             })
             .collect()
     }
@@ -1559,7 +1585,7 @@ fn admit(
         .filter(|(_, c)| c.best >= top - margin)
         .collect();
     ranked.sort_unstable_by(|a, b| b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0)));
-    let list = ranked.into_iter().map(|(_, cand)| cand);
+    let list = ranked.into_iter().map(|(&(key, _), cand)| (key, cand));
     let lineage_of = |lattice: &Lattice, cand: &Candidate| -> [u32; LINEAGE_DEPTHS] {
         let parent = offered[cand.best_in as usize].src;
         let mut lineage = [parent; LINEAGE_DEPTHS];
@@ -1568,12 +1594,12 @@ fn admit(
         }
         lineage
     };
-    let mut kept: Vec<(&Candidate, [u32; LINEAGE_DEPTHS])> =
+    let mut kept: Vec<(u64, &Candidate, [u32; LINEAGE_DEPTHS])> =
         Vec::with_capacity(width + config.lineage_extras);
     let mut seen: rustc_hash::FxHashSet<(usize, u32)> = Default::default();
     let mut extras = 0;
     let mut alignment_ranks = AlignmentRanks::default();
-    for (rank, cand) in list.enumerate() {
+    for (rank, (key, cand)) in list.enumerate() {
         let lineage = lineage_of(lattice, cand);
         let mut new_lineage = false;
         for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
@@ -1585,18 +1611,18 @@ fn admit(
             usize::MAX
         };
         if rank < width {
-            kept.push((cand, lineage));
+            kept.push((key, cand, lineage));
         } else if new_lineage && extras < config.lineage_extras {
             extras += 1;
-            kept.push((cand, lineage));
+            kept.push((key, cand, lineage));
         } else if alignment_rank < alignment_quota {
-            kept.push((cand, lineage));
+            kept.push((key, cand, lineage));
         } else if extras >= config.lineage_extras && alignment_quota == 0 {
             break;
         }
     }
     let mut ids = Vec::with_capacity(kept.len());
-    for (cand, lineage) in kept {
+    for (key, cand, lineage) in kept {
         let id = lattice.nodes.len() as u32;
         let best_edge = &offered[cand.best_in as usize];
         let mut pos = lattice.nodes[best_edge.src as usize].pos.clone();
@@ -1629,6 +1655,7 @@ fn admit(
         }
         lattice.nodes.push(Node {
             pos,
+            key,
             ply: cand.ply,
             cell,
             last_to,
@@ -1925,7 +1952,7 @@ mod tests {
             let distinct: rustc_hash::FxHashSet<u32> = kids.iter().map(|k| k.facts.key()).collect();
             assert_eq!(side_by_side.caches.scores[cell].len(), distinct.len());
             for kid in &kids {
-                let settled = settle(&pos, kid);
+                let settled = settle(&pos, zobrist(&pos), kid);
                 for facts in [kid.facts, settled.facts] {
                     let (a, b) = (
                         side_by_side.score(cell, &facts),
@@ -1952,7 +1979,7 @@ mod tests {
         let mut child = parent.child();
         for cell in 0..cells.len() {
             for kid in &kids {
-                let facts = settle(&pos, kid).facts;
+                let facts = settle(&pos, zobrist(&pos), kid).facts;
                 let (a, b) = (child.score(cell, &facts), alone.score(cell, &facts));
                 assert_eq!(a.to_bits(), b.to_bits(), "cell {cell}: {facts:?}");
             }
@@ -1964,7 +1991,7 @@ mod tests {
         parent.caches.absorb(caches);
         for cell in 0..cells.len() {
             for kid in &kids {
-                let key = settle(&pos, kid).facts.key();
+                let key = settle(&pos, zobrist(&pos), kid).facts.key();
                 assert!(parent.caches.scores[cell].contains_key(&key));
             }
         }
@@ -1977,6 +2004,7 @@ mod tests {
         let mut lattice = Lattice {
             nodes: vec![Node {
                 pos: Chess::default(),
+                key: zobrist(&Chess::default()),
                 ply: 0,
                 cell: 0,
                 last_to: None,

@@ -1,6 +1,7 @@
 //! Every way a player may write a legal move, each with how likely a player is to write it so.
 
-use shakmaty::{san::San, CastlingSide, Chess, Move, MoveList, Position, Role, Square};
+use shakmaty::attacks::{bishop_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use shakmaty::{san::San, Bitboard, CastlingSide, Chess, Move, MoveList, Position, Role, Square};
 
 use super::language::Language;
 
@@ -21,6 +22,76 @@ impl Check {
         let mut next = pos.clone();
         next.play_unchecked(m);
         Check::of(&next)
+    }
+
+    /// Whether `m`, a legal move of `pos`, leaves the other side in check, worked out from where
+    /// the pieces stand after it instead of playing it on a copy: the decoder asks this of
+    /// millions of moves whose positions it never keeps, and copying a position cost more
+    /// than looking at the four kinds of attacker that may reach the king.
+    pub fn gives(pos: &Chess, m: Move) -> bool {
+        let board = pos.board();
+        let us = pos.turn();
+        let Some(king) = board.king_of(!us) else {
+            return false;
+        };
+        let ours = |role: Role| board.by_role(role) & board.by_color(us);
+        let mut occupied = board.occupied();
+        let [mut pawns, mut knights, mut bishops, mut rooks, mut queens] = [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+        ]
+        .map(ours);
+        let mut place = |role: Role, square: Square, on: bool| {
+            let set = match role {
+                Role::Pawn => &mut pawns,
+                Role::Knight => &mut knights,
+                Role::Bishop => &mut bishops,
+                Role::Rook => &mut rooks,
+                Role::Queen => &mut queens,
+                // A king never checks: two kings are never next to each other.
+                Role::King => return,
+            };
+            set.set(square, on);
+        };
+        match m {
+            Move::Normal {
+                role,
+                from,
+                to,
+                promotion,
+                ..
+            } => {
+                occupied = occupied.without(from).with(to);
+                place(role, from, false);
+                place(promotion.unwrap_or(role), to, true);
+            }
+            Move::EnPassant { from, to } => {
+                let taken = Square::from_coords(to.file(), from.rank());
+                occupied = occupied.without(from).without(taken).with(to);
+                place(Role::Pawn, from, false);
+                place(Role::Pawn, to, true);
+            }
+            Move::Castle { king: from, rook } => {
+                let side = CastlingSide::from_king_side(from < rook);
+                let rook_to = side.rook_to(us);
+                occupied = occupied
+                    .without(from)
+                    .without(rook)
+                    .with(side.king_to(us))
+                    .with(rook_to);
+                place(Role::Rook, rook, false);
+                place(Role::Rook, rook_to, true);
+            }
+            Move::Put { .. } => return Check::after(pos, m) != Check::None,
+        }
+        let attackers: Bitboard = (pawn_attacks(!us, king) & pawns)
+            | (knight_attacks(king) & knights)
+            | (bishop_attacks(king, occupied) & (bishops | queens))
+            | (rook_attacks(king, occupied) & (rooks | queens));
+        attackers.any()
     }
 
     /// The check state of the side to move in `pos`.
