@@ -213,11 +213,15 @@ pub(crate) struct Lattice {
     pub edges: Vec<Edge>,
     /// Nodes that read every cell.
     pub finals: Vec<u32>,
+    /// What the search scored, for a search again of the same cells in the same language and
+    /// habits (a rescue): a move's score is a function of its cell and its facts alone.
+    scored: Caches,
 }
 
 type BodyList = Vec<(Vec<char>, f32)>;
 
 /// What a [`Scorer`] has scored.
+#[derive(Default)]
 struct Caches {
     /// Written bodies of each move in each writer's letters and habits ([`Writer`]), keyed by
     /// its facts with check unknown.
@@ -757,14 +761,14 @@ pub(crate) fn search<E: CellEvidence>(
     config: &DecoderConfig,
     rival: Option<&[f32]>,
 ) -> Option<Lattice> {
-    run_search(cells, start, lang, config, rival, None, &[])
+    run_search(cells, start, lang, config, rival, None, &[], None)
 }
 
 /// Searches again where a first search's best path struggled (`first`'s
 /// [`Lattice::troubled_cells`]), as [`search_around`] does; `None` when too little struggled
 /// for a second search to pay.
 pub(crate) fn rescue<E: CellEvidence>(
-    first: &Lattice,
+    first: &mut Lattice,
     cells: &[E],
     start: &Chess,
     lang: &Language,
@@ -782,7 +786,8 @@ pub(crate) fn rescue<E: CellEvidence>(
     if !worth_it {
         return None;
     }
-    search_around(&troubled, cells, start, lang, config)
+    let scored = std::mem::take(&mut first.scored);
+    search_around(&troubled, cells, start, lang, config, scored)
 }
 
 /// The search again with the layers of each `troubled` cell, the `config.rescue_back` cells
@@ -796,6 +801,7 @@ fn search_around<E: CellEvidence>(
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
+    scored: Caches,
 ) -> Option<Lattice> {
     if troubled.is_empty() || config.rescue_beam_width == 0 {
         return None;
@@ -806,7 +812,16 @@ fn search_around<E: CellEvidence>(
         let to = (t + config.rescue_ahead + 1).min(cells.len());
         widened[from..to].iter_mut().for_each(|w| *w = true);
     }
-    run_search(cells, start, lang, config, None, None, &widened)
+    run_search(
+        cells,
+        start,
+        lang,
+        config,
+        None,
+        None,
+        &widened,
+        Some(scored),
+    )
 }
 
 /// `first`, or the lattice of a second search around the cells where its best path struggled
@@ -832,9 +847,14 @@ pub(crate) fn rescued_once<E: CellEvidence>(
     lang: &Language,
     config: &DecoderConfig,
 ) -> Lattice {
-    match rescue(&first, cells, start, lang, config) {
+    let mut first = first;
+    match rescue(&mut first, cells, start, lang, config) {
         Some(second) if second.best_score() > first.best_score() => second,
-        _ => first,
+        Some(second) => Lattice {
+            scored: second.scored,
+            ..first
+        },
+        None => first,
     }
 }
 
@@ -861,14 +881,22 @@ pub(crate) fn escalated<E: CellEvidence>(
         rescue_beam_width: config.rescue_escalation_width,
         ..config.clone()
     };
-    match search_around(&troubled, cells, start, lang, &wider) {
+    let mut best = best;
+    let scored = std::mem::take(&mut best.scored);
+    match search_around(&troubled, cells, start, lang, &wider, scored) {
         Some(third) if third.best_score() > best.best_score() => third,
-        _ => best,
+        Some(third) => Lattice {
+            scored: third.scored,
+            ..best
+        },
+        None => best,
     }
 }
 
 /// The search itself. `widened[c]`: the layer after cell `c` is searched as
-/// [`search_around`] says.
+/// [`search_around`] says; `scored`: what a search of the same cells in the same language and
+/// habits scored.
+#[allow(clippy::too_many_arguments)]
 fn run_search<E: CellEvidence>(
     cells: &[E],
     start: &Chess,
@@ -877,6 +905,7 @@ fn run_search<E: CellEvidence>(
     rival: Option<&[f32]>,
     line: Option<&[Move]>,
     widened: &[bool],
+    scored: Option<Caches>,
 ) -> Option<Lattice> {
     let n = cells.len();
     let is_widened = |cell: usize| widened.get(cell).copied().unwrap_or(false);
@@ -889,8 +918,12 @@ fn run_search<E: CellEvidence>(
             }
         })
         .collect();
+    let mut scorer = Scorer::new(cells, lang, config);
+    if let Some(scored) = scored.filter(|s| s.scores.len() == cells.len()) {
+        scorer.caches = scored;
+    }
     let mut search = Search {
-        scorer: Scorer::new(cells, lang, config),
+        scorer,
         pending: Pending::new(margins),
         config,
         cells: n,
@@ -900,6 +933,7 @@ fn run_search<E: CellEvidence>(
         nodes: Vec::new(),
         edges: Vec::new(),
         finals: Vec::new(),
+        scored: Caches::default(),
     };
     lattice.nodes.push(Node {
         pos: start.clone(),
@@ -1137,6 +1171,7 @@ fn run_search<E: CellEvidence>(
                 .collect();
         }
     }
+    lattice.scored = search.scorer.into_caches();
     Some(lattice)
 }
 
@@ -1826,7 +1861,7 @@ pub(crate) fn forced_search<E: CellEvidence>(
         skip_lookback: 3,
         ..config.clone()
     };
-    run_search(cells, start, lang, &thorough, None, Some(moves), &[])
+    run_search(cells, start, lang, &thorough, None, Some(moves), &[], None)
 }
 
 /// The best score the search can give the known game `moves` on these cells, aligned with
@@ -1873,7 +1908,7 @@ pub(crate) fn search_loss<E: CellEvidence>(
     moves: &[Move],
     config: &DecoderConfig,
 ) -> Option<SearchLoss> {
-    let first = run_search(cells, start, lang, config, None, None, &[])?;
+    let first = run_search(cells, start, lang, config, None, None, &[], None)?;
     let searched = rescued(first, cells, start, lang, config);
     let forced = forced_search(cells, start, lang, moves, config)?;
     for cell in 1..=cells.len() {
@@ -1933,6 +1968,47 @@ mod tests {
             .iter()
             .map(|t| CtcCell::new(read_as(&charset, t, 0.6)))
             .collect()
+    }
+
+    /// Every node of a lattice (its key, cell and score) and every edge (its ends and weight).
+    type Shape = (Vec<(u64, u32, u32)>, Vec<(u32, u32, u32)>);
+
+    fn shape(lattice: &Lattice) -> Shape {
+        let nodes = lattice
+            .nodes
+            .iter()
+            .map(|n| (n.key, n.cell, n.best.to_bits()));
+        let edges = lattice
+            .edges
+            .iter()
+            .map(|e| (e.src, e.dst, e.weight.to_bits()));
+        (nodes.collect(), edges.collect())
+    }
+
+    #[test]
+    fn a_search_again_from_what_the_first_one_scored_finds_what_a_fresh_one_finds() {
+        let lang = Language::by_code("en").unwrap();
+        let config = DecoderConfig::for_handwriting();
+        // The Berlin defence, with Bb5 read as Bb4 and Nd6 as Nd8.
+        let texts = [
+            "e4", "e5", "Nf3", "Nc6", "Bb4", "Nf6", "O-O", "Nxe4", "d4", "Nd8", "Bxc6", "dxc6",
+            "dxe5", "Nf5",
+        ];
+        let (cells, fresh_cells) = (cells_read_as(&texts), cells_read_as(&texts));
+        let start = Chess::default();
+        let mut first = search(&cells, &start, lang, &config, None).unwrap();
+        let scored = std::mem::take(&mut first.scored);
+        assert!(scored.scores.iter().all(|cell| !cell.is_empty()));
+        let wide = DecoderConfig {
+            rescue_beam_width: 256,
+            ..config.clone()
+        };
+        let troubled = [4, 9];
+        let again = search_around(&troubled, &cells, &start, lang, &wide, scored).unwrap();
+        let fresh = Caches::default();
+        let afresh = search_around(&troubled, &fresh_cells, &start, lang, &wide, fresh).unwrap();
+        assert!(again.nodes.len() > first.nodes.len());
+        assert_eq!(shape(&again), shape(&afresh));
     }
 
     #[test]
@@ -2015,6 +2091,7 @@ mod tests {
             }],
             edges: Vec::new(),
             finals: Vec::new(),
+            scored: Caches::default(),
         };
         let margin = 5.0;
         let mut pending = Pending::new(vec![margin; 2]);
