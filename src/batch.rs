@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use crate::read::{read_game_files, ReadOptions};
 use crate::recognize::Reader;
 use crate::report::PgnTags;
+use crate::start::StartPosition;
 
 /// Image files a folder of scans may hold, by extension.
 const IMAGE_EXTENSIONS: &[&str] = &["jpg", "jpeg", "png", "tif", "tiff", "webp", "bmp"];
@@ -30,10 +31,33 @@ pub struct BatchGame {
     /// The pages of the other player's scoresheet of the same game (`read --copy`); empty
     /// when there is none.
     pub copy: Vec<PathBuf>,
+    /// Where the game started, as a FEN (a manifest's `start=` or `chess960=` field); `None`:
+    /// the standard position.
+    pub start: Option<String>,
 }
 
 /// The manifest field between a game's own pages and its copy's.
 pub const COPY_SEPARATOR: &str = "|";
+
+/// Manifest fields that give a game's start instead of a page: `start=FEN` (X-FEN or
+/// Shredder-FEN castling rights) or `chess960=N` (0-959), as `read --start-fen` and
+/// `read --chess960` do.
+pub const START_FEN_FIELD: &str = "start=";
+pub const CHESS960_FIELD: &str = "chess960=";
+
+/// The start a manifest field gives, `None` when the field is a page.
+fn start_of_field(field: &str) -> Option<Result<StartPosition, String>> {
+    if let Some(fen) = field.strip_prefix(START_FEN_FIELD) {
+        return Some(StartPosition::from_fen(fen).map_err(|e| e.to_string()));
+    }
+    let number = field.strip_prefix(CHESS960_FIELD)?;
+    Some(match number.trim().parse::<u32>() {
+        Ok(n) => StartPosition::chess960(n).map_err(|e| e.to_string()),
+        Err(_) => Err(format!(
+            "{field:?}: a Chess960 start is a number from 0 to 959"
+        )),
+    })
+}
 
 /// A batch that cannot start: what and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,8 +113,10 @@ fn stem(path: &Path) -> String {
 /// The games of `input`: every image of a folder (one page each, sorted by name), or a
 /// manifest, a text file with one game per line whose pages are separated by TABs (paths
 /// relative to the manifest's folder; blank lines and lines starting with `#` are skipped),
-/// optionally followed by a `|` field and the pages of the other player's copy of the game.
-/// Two games that would write the same result file are refused.
+/// optionally followed by a `|` field and the pages of the other player's copy of the game,
+/// and anywhere on the line by a `start=FEN` or `chess960=N` field where the game did not
+/// start from the standard position. Two games that would write the same result file are
+/// refused.
 pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
     let name = input.display();
     let meta = std::fs::metadata(input).map_err(|e| BatchError(format!("{name}: {e}")))?;
@@ -107,6 +133,7 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
             id: stem(&page),
             pages: vec![page],
             copy: Vec::new(),
+            start: None,
         }));
     } else {
         let text = std::fs::read_to_string(input)
@@ -118,11 +145,16 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
                 continue;
             }
             let at = |cause: &str| BatchError(format!("{name}:{}: {cause}", number + 1));
-            let fields: Vec<&str> = line
-                .split('\t')
-                .map(str::trim)
-                .filter(|p| !p.is_empty())
-                .collect();
+            let mut start = None;
+            let mut fields: Vec<&str> = Vec::new();
+            for field in line.split('\t').map(str::trim).filter(|p| !p.is_empty()) {
+                match start_of_field(field) {
+                    None => fields.push(field),
+                    Some(_) if start.is_some() => return Err(at("more than one start position")),
+                    Some(Ok(position)) => start = Some(position.fen()),
+                    Some(Err(cause)) => return Err(at(&cause)),
+                }
+            }
             let mut parts = fields.split(|field| *field == COPY_SEPARATOR);
             let pages: Vec<PathBuf> = parts
                 .next()
@@ -145,6 +177,7 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
                 id: stem(first),
                 pages,
                 copy,
+                start,
             });
         }
     }
@@ -378,6 +411,17 @@ pub fn run(
 /// One game's JSON (its copy read as evidence for the same plies), with the Event tag naming
 /// its first page so the database can be traced back to the archive.
 fn read_one(game: &BatchGame, reader: &Reader, options: &ReadOptions) -> Result<String, String> {
+    let from_start;
+    let options = match &game.start {
+        Some(fen) => {
+            from_start = ReadOptions {
+                start: StartPosition::from_fen(fen).map_err(|e| e.to_string())?,
+                ..options.clone()
+            };
+            &from_start
+        }
+        None => options,
+    };
     let read = read_game_files(&game.pages, &game.copy, reader, options)
         .map_err(|e| e.to_string())?
         .read;
@@ -410,7 +454,7 @@ mod tests {
         let manifest = dir.join("games.tsv");
         std::fs::write(
             &manifest,
-            "# round 1\nr1/a.jpg\tr1/a-2.jpg\n\nr1/b.png\t|\tr1/b-black.png\n",
+            "# round 1\nr1/a.jpg\tr1/a-2.jpg\n\nr1/b.png\t|\tr1/b-black.png\tchess960=0\n",
         )
         .unwrap();
         let games = plan(&manifest).unwrap();
@@ -424,10 +468,30 @@ mod tests {
         assert_eq!(games[1].id, "b");
         assert_eq!(games[1].pages, [dir.join("r1/b.png")]);
         assert_eq!(games[1].copy, [dir.join("r1/b-black.png")]);
+        assert_eq!(games[0].start, None);
+        assert_eq!(
+            games[1].start.as_deref(),
+            Some("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1")
+        );
+        let chess960 = StartPosition::from_fen(games[1].start.as_deref().unwrap()).unwrap();
+        assert_eq!(chess960.castling_mode, shakmaty::CastlingMode::Chess960);
+        let endgame = "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1";
+        std::fs::write(&manifest, format!("start={endgame}\tr1/e.jpg\n")).unwrap();
+        let games = plan(&manifest).unwrap();
+        assert_eq!(games[0].pages, [dir.join("r1/e.jpg")]);
+        assert_eq!(games[0].start.as_deref(), Some(endgame));
         for (line, cause) in [
             ("r1/c.jpg\t|\n", "no copy pages"),
             ("r1/c.jpg\t|\tx.jpg\t|\ty.jpg\n", "more than one"),
             ("|\tr1/c.jpg\n", "no page"),
+            ("r1/c.jpg\tchess960=960\n", "960 does not exist"),
+            ("r1/c.jpg\tchess960=x\n", "a number from 0 to 959"),
+            ("r1/c.jpg\tstart=8/8/8 w - - 0 1\n", "not a valid FEN"),
+            (
+                "r1/c.jpg\tstart=8/8/8/8/8/8/8/8 w - - 0 1\n",
+                "not a legal position",
+            ),
+            ("r1/c.jpg\tchess960=1\tchess960=2\n", "more than one start"),
         ] {
             std::fs::write(&manifest, line).unwrap();
             let err = plan(&manifest).unwrap_err().to_string();

@@ -445,9 +445,11 @@ fn a_manifest_pairs_a_game_with_the_other_players_copy() {
     .unwrap();
     std::fs::copy(sheets.join("00001-de-single-40.jpg"), dir.join("other.jpg")).unwrap();
     let manifest = dir.join("round.tsv");
+    // The other game's line also says where it started: the usual position, at move 5.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 5";
     std::fs::write(
         &manifest,
-        "white.jpg\t|\tblack.jpg\nother.jpg\t|\ttorn.jpg\n",
+        format!("white.jpg\t|\tblack.jpg\nother.jpg\t|\ttorn.jpg\tstart={start}\n"),
     )
     .unwrap();
     let run = scoresheet(&[
@@ -471,6 +473,7 @@ fn a_manifest_pairs_a_game_with_the_other_players_copy() {
     let other: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("other.json")).unwrap()).unwrap();
     assert_eq!(other["set_aside"]["sheet"], "copy");
+    assert_eq!(other["start_fen"], start);
     assert!(other["moves"].as_array().unwrap().len() > 40);
     let database = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     assert!(database.contains("{the other player's copy could not be read ("));
@@ -485,5 +488,9 @@ fn a_manifest_pairs_a_game_with_the_other_players_copy() {
     assert_eq!(pages.len(), 2, "{pages:?}");
     assert!(pages[1].ends_with("black.jpg"), "{pages:?}");
     assert!(game["moves"].as_array().unwrap().len() > 40);
+    assert_eq!(
+        game["start_fen"],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -24,7 +24,8 @@ use scoresheet::synth::{charset, Rng};
 /// Render handwritten chess scoresheets from real games, with ground truth.
 ///
 /// Sheets: `DIR/<id>.jpg` and `DIR/<id>.json` (the truth: start FEN, the game in SAN, what was
-/// written in every cell, each cell's quadrilateral and box in image pixels, the effects applied).
+/// written in every cell, each cell's quadrilateral and box in image pixels, the effects applied),
+/// and `DIR/manifest.tsv`, the sheets as `scoresheet batch` reads them with their starts.
 /// With --cells: labelled cell crops only, as `DIR/cells-NNNN.npy` (uint8, N x H x W) and
 /// `DIR/labels.tsv`, for training the cell reader.
 #[derive(Parser, Debug)]
@@ -301,7 +302,8 @@ fn run(args: Args) -> Result<(), String> {
         return Ok(());
     }
 
-    let results: Vec<Result<(String, image::RgbImage, usize), String>> = (0..args.count)
+    type Written = (String, image::RgbImage, usize);
+    let results: Vec<Result<Written, String>> = (0..args.count)
         .into_par_iter()
         .map(|i| {
             let seed = args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i as u64 + 1);
@@ -329,25 +331,37 @@ fn run(args: Args) -> Result<(), String> {
                 let json = serde_json::to_vec_pretty(&sheet.truth).map_err(|e| e.to_string())?;
                 write_atomically(&args.out.join(format!("{id}.json")), &json)?;
                 let cells = sheet.truth.cells.iter().filter(|c| c.ink).count();
-                Ok::<_, String>((sheet.image, cells))
+                Ok::<_, String>((sheet.image, cells, sheet.truth.image))
             };
-            let (image, mut cells) = write(id.clone(), lang, rng.next_u64())?;
+            let (image, mut cells, file) = write(id.clone(), lang, rng.next_u64())?;
+            // One manifest line: the sheet, its copy, and the start when it is not the usual.
+            let mut line = file;
             if args.copies {
                 let language = copy_lang.unwrap_or(lang);
-                cells += write(format!("{id}-copy"), language, rng.next_u64())?.1;
+                let (_, copy_cells, copy_file) =
+                    write(format!("{id}-copy"), language, rng.next_u64())?;
+                cells += copy_cells;
+                line.push_str(&format!("\t|\t{copy_file}"));
             }
-            Ok((id, image, cells))
+            if !game.start.is_standard() {
+                line.push_str(&format!("\tstart={}", game.start.fen()));
+            }
+            Ok((line, image, cells))
         })
         .collect();
     let mut cells = 0;
     let mut thumbnails = Vec::new();
+    let mut manifest = String::from("# scoresheet batch manifest.tsv --out DIR\n");
     for result in results {
-        let (_, image, n) = result?;
+        let (line, image, n) = result?;
+        manifest.push_str(&line);
+        manifest.push('\n');
         cells += n;
         if args.montage.is_some() && thumbnails.len() < 12 {
             thumbnails.push(image::imageops::thumbnail(&image, 400, 560));
         }
     }
+    write_atomically(&args.out.join("manifest.tsv"), manifest.as_bytes())?;
     let seconds = started.elapsed().as_secs_f64();
     let sheets = args.count * if args.copies { 2 } else { 1 };
     eprintln!(
