@@ -219,8 +219,23 @@ fn twenty_four_sheets_of_every_kind_replay_and_repeat_byte_for_byte() {
         );
     }
     let (a, b) = (files(&first), files(&second));
-    assert_eq!(a.len(), 48);
+    assert_eq!(a.len(), 49);
     assert!(a == b, "the same seed gave different files");
+    // The manifest lists every sheet, with the start of every game that has its own, as
+    // `batch` reads them.
+    let games = scoresheet::batch::plan(&first.join("manifest.tsv")).unwrap();
+    assert_eq!(games.len(), 24);
+    let mut own_starts = 0;
+    for game in &games {
+        let truth: Value =
+            serde_json::from_slice(&fs::read(game.pages[0].with_extension("json")).unwrap())
+                .unwrap();
+        let fen = truth["start_fen"].as_str().unwrap();
+        let usual = StartPosition::standard().fen();
+        assert_eq!(game.start.as_deref().unwrap_or(&usual), fen, "{}", game.id);
+        own_starts += usize::from(game.start.is_some());
+    }
+    assert!(own_starts > 0, "no Chess960 or set-position game among 24");
     let mut languages = BTreeSet::new();
     let mut layouts = BTreeSet::new();
     for (name, bytes) in a.iter().filter(|(n, _)| n.ends_with(".json")) {
