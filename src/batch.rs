@@ -225,6 +225,10 @@ pub struct BatchSummary {
     /// `(file, degrees)` of every page of a finished game that was turned to stand upright
     /// (`pages_turned_upright_degrees` of the game's JSON): scans fed the wrong way round.
     pub turned_pages: Vec<(String, f64)>,
+    /// The first page of every finished game decoded from the usual start whose first moves
+    /// fit it so poorly that it may have begun elsewhere (`start_doubt` of the game's JSON,
+    /// [`crate::read::GameRead::start_doubt`]).
+    pub start_doubts: Vec<String>,
     pub seconds: f64,
 }
 
@@ -247,6 +251,7 @@ impl BatchSummary {
             "turned_pages": self.turned_pages.iter()
                 .map(|(file, degrees)| json!({"file": file, "degrees": degrees}))
                 .collect::<Vec<_>>(),
+            "start_doubts": self.start_doubts,
             "seconds": (self.seconds * 10.0).round() / 10.0,
         })
     }
@@ -351,6 +356,7 @@ pub fn run(
     // The database and the counts cover every finished game of the shard, this run's or not.
     let (mut pgn, mut moves, mut flagged) = (String::new(), 0, 0);
     let (mut set_aside, mut torn_pages, mut turned_pages) = (Vec::new(), Vec::new(), Vec::new());
+    let mut start_doubts = Vec::new();
     for game in &mine {
         let Ok(text) = std::fs::read_to_string(result_path(game)) else {
             continue;
@@ -362,6 +368,9 @@ pub fn run(
         flagged += json["flagged"].as_u64().unwrap_or(0) as usize;
         if let Some(error) = json["set_aside"]["error"].as_str() {
             set_aside.push((game.pages[0].display().to_string(), error.to_string()));
+        }
+        if json["start_doubt"].is_string() {
+            start_doubts.push(game.pages[0].display().to_string());
         }
         if let Some(pages) = json["torn_pages"].as_array() {
             torn_pages.extend(pages.iter().filter_map(Value::as_str).map(String::from));
@@ -400,6 +409,7 @@ pub fn run(
         set_aside,
         torn_pages,
         turned_pages,
+        start_doubts,
         seconds: started.elapsed().as_secs_f64(),
     };
     let text = serde_json::to_string_pretty(&summary.to_json()).unwrap_or_default() + "\n";

@@ -441,6 +441,9 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     for note in read.turned_page_notes() {
         eprintln!("note: {note}");
     }
+    if let Some(note) = read.start_note() {
+        eprintln!("{name}: warning: {note}");
+    }
     report_doubts(&name, &read.game);
     Ok(())
 }
@@ -511,6 +514,9 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
     }
     for page in &summary.torn_pages {
         eprintln!("  torn: {}", torn_page_note(page));
+    }
+    for file in &summary.start_doubts {
+        eprintln!("  start in doubt (Chess960 or a set position? give its start): {file}");
     }
     if summary.failures.is_empty() {
         Ok(())
