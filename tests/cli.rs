@@ -385,6 +385,8 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
         summary["turned_pages"],
         serde_json::json!([{"file": upside_down.to_str().unwrap(), "degrees": 180.0}])
     );
+    // Games from the usual start, read as such: no start in doubt.
+    assert_eq!(summary["start_doubts"], serde_json::json!([]));
     for stem in [
         "00001-de-single-40",
         "00002-ru-chesscom-2x25",
@@ -395,6 +397,7 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
         )
         .unwrap();
         assert!(game["moves"].as_array().unwrap().len() > 40, "{stem}");
+        assert!(game["start_doubt"].is_null(), "{stem}");
         assert_eq!(
             game["torn_pages"].as_array().unwrap().len(),
             usize::from(stem.starts_with("00002"))

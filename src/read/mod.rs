@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use shakmaty::{Color, Position};
 
 use crate::decode::{
-    decode, decode_along, CellEvidence, DecoderConfig, Game, LanguageChoice, TypedCell,
+    decode, decode_along, CellEvidence, DecodedMove, DecoderConfig, Game, LanguageChoice, TypedCell,
 };
 use crate::notation::Language;
 use crate::page::crop::reading_crops;
@@ -30,11 +30,19 @@ pub mod writer;
 pub const OPENING_PLIES: usize = 12;
 
 /// A game decoded from the usual start with at least this many of its first
-/// [`OPENING_PLIES`] moves flagged (by the decoder: faint cells do not count) is noted as
-/// perhaps begun elsewhere. On the generated sheets of seeds 99-102 none of the 224 games
-/// from the usual start is noted, and 18 of the 40 Chess960 and set-position games read from
-/// the usual start are (at 3, 25 would be, and 3 of the 224).
+/// [`OPENING_PLIES`] moves flagged by the decoder (faint cells do not count) in cells the
+/// reader read with some confidence ([`OPENING_SURE_READING`]) is noted as perhaps begun
+/// elsewhere: what was clearly written there is no legal move. On the generated sheets of
+/// seeds 99-102 none of the 224 games from the usual start is noted, nor the blurred German
+/// sample, and 10 of the 40 Chess960 and set-position games read from the usual start are
+/// (from 3 flags, 22 of the 40 but also 3 of the 224: a false alarm misleads more than a
+/// missing note).
 pub const OPENING_DOUBT_FLAGS: usize = 4;
+
+/// The probability of a cell's best reading from which its flagged move counts against the
+/// start: a hand the reader can hardly read (a blurred photo of long algebraic in a script
+/// font, every reading under 0.07) fits no start well.
+pub const OPENING_SURE_READING: f32 = 0.1;
 
 /// The outline of a flagged move's cell in [`GameRead::overlays`].
 const FLAGGED: Rgb<u8> = Rgb([220, 20, 20]);
@@ -338,7 +346,7 @@ pub fn read_game(
         }
     }
     let as_read = as_read.as_ref().unwrap_or(&evidence);
-    let start_doubt = doubted_start(&game, &options.start);
+    let start_doubt = doubted_start(&game, &cells, &options.start);
     flag_faint_readings(&mut game, &cells);
     for (cell, reading) in cells.iter_mut().zip(as_read) {
         let language = match sheet_of(cell) {
@@ -377,19 +385,25 @@ pub fn read_game(
     })
 }
 
-/// How many of `game`'s first [`OPENING_PLIES`] moves are flagged, when the game was decoded
-/// from the usual start and that is enough ([`OPENING_DOUBT_FLAGS`]) to doubt it began there:
-/// a Chess960 game or one from a set position, read as if from the usual start, explains
-/// its first cells by misreadings and slips.
-fn doubted_start(game: &Game, start: &StartPosition) -> Option<usize> {
+/// How many of `game`'s first [`OPENING_PLIES`] moves are flagged where the reader was fairly
+/// sure of what it read (`cells`, as [`GameRead::cells`]), when the game was decoded from the
+/// usual start and that is enough ([`OPENING_DOUBT_FLAGS`]) to doubt it began there: a
+/// Chess960 game or one from a set position, read as if from the usual start, explains its
+/// first cells by misreadings and slips.
+fn doubted_start(game: &Game, cells: &[GameCell], start: &StartPosition) -> Option<usize> {
     if !start.is_standard() {
         return None;
     }
+    let read_surely = |m: &DecodedMove| {
+        m.cell
+            .and_then(|c| cells.get(c))
+            .is_some_and(|c| c.text_confidence >= OPENING_SURE_READING)
+    };
     let flagged = game
         .moves
         .iter()
         .take(OPENING_PLIES)
-        .filter(|m| m.flagged)
+        .filter(|m| m.flagged && read_surely(m))
         .count();
     (flagged >= OPENING_DOUBT_FLAGS).then_some(flagged)
 }
@@ -865,6 +879,7 @@ impl GameRead {
             .set_aside
             .iter()
             .map(SetAside::note)
+            .chain(self.start_note())
             .chain(torn)
             .chain(self.turned_page_notes())
             .collect();
@@ -1052,21 +1067,36 @@ mod tests {
         let moves = [
             "b3", "b6", "Bxg7", "Bxg2", "Bxf8", "Kxf8", "Kxg2", "Nc6", "Ne3", "Nf6", "c4", "e5",
         ];
-        let cells: Vec<CellReading> = moves.iter().map(|m| read(m)).collect();
-        let from_own = decode(&cells, &own, english, &config);
+        let evidence: Vec<CellReading> = moves.iter().map(|m| read(m)).collect();
+        let cells_read_as = |confidence: f32| -> Vec<GameCell> {
+            let cell = |(i, m): (usize, &&str)| GameCell {
+                text_confidence: confidence,
+                ..game_cell(0, i as u32 + 1, m)
+            };
+            moves.iter().enumerate().map(cell).collect()
+        };
+        let (sure, unsure) = (cells_read_as(0.8), cells_read_as(0.05));
+        let from_own = decode(&evidence, &own, english, &config);
         let sans: Vec<&str> = from_own.moves.iter().map(|m| m.san.as_str()).collect();
         assert_eq!(sans, moves);
-        assert_eq!(doubted_start(&from_own, &own), None);
-        let from_usual = decode(&cells, &usual, english, &config);
-        let doubt = doubted_start(&from_usual, &usual);
+        assert_eq!(doubted_start(&from_own, &sure, &own), None);
+        let from_usual = decode(&evidence, &usual, english, &config);
+        let doubt = doubted_start(&from_usual, &sure, &usual);
         assert!(
             doubt.is_some_and(|flagged| flagged >= OPENING_DOUBT_FLAGS),
             "{doubt:?}"
         );
+        // A hand the reader could hardly read fits no start: it says nothing of the start.
+        assert_eq!(doubted_start(&from_usual, &unsure, &usual), None);
         // A game from the usual start is not doubted.
         let ruy: Vec<CellReading> = EXCHANGE_RUY_LOPEZ.iter().map(|m| read(m)).collect();
+        let ruy_cells: Vec<GameCell> = EXCHANGE_RUY_LOPEZ
+            .iter()
+            .enumerate()
+            .map(|(i, m)| game_cell(0, i as u32 + 1, m))
+            .collect();
         let game = decode(&ruy, &usual, english, &config);
-        assert_eq!(doubted_start(&game, &usual), None);
+        assert_eq!(doubted_start(&game, &ruy_cells, &usual), None);
     }
 
     #[test]
