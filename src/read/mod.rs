@@ -211,8 +211,8 @@ pub struct GameRead {
     /// ([`Sheet::torn`]): moves on the missing part could not be read.
     pub torn_pages: Vec<String>,
     /// How many of the first [`OPENING_PLIES`] moves of a game decoded from the usual start
-    /// were flagged, when so many ([`OPENING_DOUBT_FLAGS`]) that the game may have begun
-    /// elsewhere ([`GameRead::start_note`]).
+    /// were flagged in cells read with some confidence, when so many ([`OPENING_DOUBT_FLAGS`])
+    /// that the game may have begun elsewhere ([`GameRead::start_note`]).
     pub start_doubt: Option<usize>,
 }
 
