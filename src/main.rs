@@ -59,11 +59,13 @@ enum Command {
     ///
     /// INPUT is a folder of images (one page per game) or a manifest: one game per line,
     /// its pages separated by TABs, paths relative to the manifest, then optionally a `|`
-    /// field and the pages of the other player's copy (as `read --copy`). Writes OUT/<stem>.json
-    /// per game, OUT/games.pgn with every finished game and OUT/_summary.json (games, moves,
-    /// flagged moves, failures with causes, games read from one sheet because the other's
-    /// could not be read). Results are written atomically; a rerun skips finished games; one
-    /// bad file never stops the others.
+    /// field and the pages of the other player's copy (as `read --copy`), and anywhere a
+    /// `start=FEN` or `chess960=N` field for a game that did not begin from the usual position.
+    /// Writes OUT/<stem>.json per game, OUT/games.pgn with every finished game and
+    /// OUT/_summary.json (games, moves, flagged moves, failures with causes, games read from
+    /// one sheet because the other's could not be read, games whose start is in doubt).
+    /// Results are written atomically; a rerun skips finished games; one bad file never stops
+    /// the others.
     Batch(BatchArgs),
     /// List the languages (piece letters) the decoder knows.
     Languages,
