@@ -786,22 +786,22 @@ pub(crate) fn rescue<E: CellEvidence>(
     if !worth_it {
         return None;
     }
-    let scored = std::mem::take(&mut first.scored);
-    search_around(&troubled, cells, start, lang, config, scored)
+    search_around(&troubled, cells, start, lang, config, &mut first.scored)
 }
 
 /// The search again with the layers of each `troubled` cell, the `config.rescue_back` cells
 /// before it and the `config.rescue_ahead` after it keeping `config.rescue_beam_width`
 /// positions within `config.rescue_margin` nats, and more of their nodes trying slips. A
 /// reading that a later cell proves wrong often scores well for many cells, and a plain beam
-/// fills up with its variants. `None` when `troubled` is empty or the width is 0.
+/// fills up with its variants. `scored`: what a search of the same cells scored, taken only
+/// when the search runs. `None` when `troubled` is empty or the width is 0.
 fn search_around<E: CellEvidence>(
     troubled: &[usize],
     cells: &[E],
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
-    scored: Caches,
+    scored: &mut Caches,
 ) -> Option<Lattice> {
     if troubled.is_empty() || config.rescue_beam_width == 0 {
         return None;
@@ -820,7 +820,7 @@ fn search_around<E: CellEvidence>(
         None,
         None,
         &widened,
-        Some(scored),
+        Some(std::mem::take(scored)),
     )
 }
 
@@ -848,13 +848,20 @@ pub(crate) fn rescued_once<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Lattice {
     let mut first = first;
-    match rescue(&mut first, cells, start, lang, config) {
-        Some(second) if second.best_score() > first.best_score() => second,
-        Some(second) => Lattice {
-            scored: second.scored,
-            ..first
+    let second = rescue(&mut first, cells, start, lang, config);
+    likelier(first, second)
+}
+
+/// `again`, a search of the same cells after `best` (which handed it its scores), when it
+/// finds a likelier game; otherwise `best` with what `again` scored.
+fn likelier(best: Lattice, again: Option<Lattice>) -> Lattice {
+    match again {
+        Some(again) if again.best_score() > best.best_score() => again,
+        Some(again) => Lattice {
+            scored: again.scored,
+            ..best
         },
-        None => first,
+        None => best,
     }
 }
 
@@ -882,15 +889,8 @@ pub(crate) fn escalated<E: CellEvidence>(
         ..config.clone()
     };
     let mut best = best;
-    let scored = std::mem::take(&mut best.scored);
-    match search_around(&troubled, cells, start, lang, &wider, scored) {
-        Some(third) if third.best_score() > best.best_score() => third,
-        Some(third) => Lattice {
-            scored: third.scored,
-            ..best
-        },
-        None => best,
-    }
+    let third = search_around(&troubled, cells, start, lang, &wider, &mut best.scored);
+    likelier(best, third)
 }
 
 /// The search itself. `widened[c]`: the layer after cell `c` is searched as
@@ -1349,6 +1349,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                     continue;
                 }
                 let first_pos = after(&node.pos, first.m);
+                let first_key = key_after(&node.pos, node.key, first.m, &first_pos);
                 let mut seconds = self.children(&first_pos, Some(first.m.to()), node.ply + 1);
                 seconds.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
                 for second in seconds.iter().take(config.row_skip_candidates) {
@@ -1357,7 +1358,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                         continue;
                     }
                     let second_pos = after(&first_pos, second.m);
-                    let second_key = zobrist(&second_pos);
+                    let second_key = key_after(&first_pos, first_key, second.m, &second_pos);
                     for kid in self.children(&second_pos, Some(second.m.to()), node.ply + 2) {
                         let rest = chain + kid.log_prior;
                         let steps = [
@@ -1997,16 +1998,17 @@ mod tests {
         let (cells, fresh_cells) = (cells_read_as(&texts), cells_read_as(&texts));
         let start = Chess::default();
         let mut first = search(&cells, &start, lang, &config, None).unwrap();
-        let scored = std::mem::take(&mut first.scored);
+        let mut scored = std::mem::take(&mut first.scored);
         assert!(scored.scores.iter().all(|cell| !cell.is_empty()));
         let wide = DecoderConfig {
             rescue_beam_width: 256,
             ..config.clone()
         };
         let troubled = [4, 9];
-        let again = search_around(&troubled, &cells, &start, lang, &wide, scored).unwrap();
-        let fresh = Caches::default();
-        let afresh = search_around(&troubled, &fresh_cells, &start, lang, &wide, fresh).unwrap();
+        let again = search_around(&troubled, &cells, &start, lang, &wide, &mut scored).unwrap();
+        let mut fresh = Caches::default();
+        let afresh =
+            search_around(&troubled, &fresh_cells, &start, lang, &wide, &mut fresh).unwrap();
         assert!(again.nodes.len() > first.nodes.len());
         assert_eq!(shape(&again), shape(&afresh));
     }
