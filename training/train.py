@@ -103,11 +103,14 @@ def elastic_field(n, rng, pixels):
     return field.permute(0, 2, 3, 1)
 
 
-def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0):
+def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0, fine_share=0.0):
     """What the generator leaves out, per cell: a stretch, shear and shift of the crop (cells
     found on real sheets sit a little off), for `elastic_share` of the cells a smooth warp of
     the letters' shapes (`elastic_field`), thicker or thinner strokes, blur, contrast,
-    brightness and noise; and, for `bilevel_share` of the cells, a bilevel scan (archives
+    brightness and noise; for `fine_share` of the cells a fine, faint pen (strokes thinned by
+    a 2 x 2 minimum and lightened to 45-90%: the real scans' ballpoint strokes are about one
+    crop pixel wide and their darkest ink 0.6, where generated cells' are two pixels and 0.8);
+    and, for `bilevel_share` of the cells, a bilevel scan (archives
     keep many sheets as black-and-white TIFFs): the ink cut at a threshold between its faint
     and its dark strokes, half of those softened again as the crop's resizing softens them."""
     n = batch.shape[0]
@@ -127,7 +130,11 @@ def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0
     thick = nn.functional.max_pool2d(batch, 3, 1, 1)
     thin = -nn.functional.max_pool2d(-batch, 3, 1, 1)
     blur = nn.functional.avg_pool2d(batch, 3, 1, 1, count_include_pad=False)
-    dilate, erode, soften = pick(0.25), pick(0.12), pick(0.2)
+    fine = pick(fine_share)
+    dilate, erode, soften = pick(0.25) * (1 - fine), pick(0.12) * (1 - fine), pick(0.2)
+    thinned = -nn.functional.max_pool2d(nn.functional.pad(-batch, (0, 1, 0, 1), value=-1.0), 2, 1)
+    faint = f32(rng.uniform(0.45, 0.9, (n, 1, 1, 1)))
+    batch = batch + fine * (thinned * faint - batch)
     batch = batch + dilate * (thick - batch) + erode * (1 - dilate) * (thin - batch)
     batch = batch + soften * (blur - batch)
     gain = f32(rng.uniform(0.75, 1.3, (n, 1, 1, 1)))
@@ -345,7 +352,8 @@ def train(args):
         for group in optimiser.param_groups:
             group["lr"] = lr
         chosen = rng.choice(keep, args.batch)
-        batch = augment(to_ink(images[chosen]), rng, args.bilevel, args.elastic, args.elastic_pixels)
+        batch = augment(to_ink(images[chosen]), rng, args.bilevel, args.elastic, args.elastic_pixels,
+                        args.fine)
         targets = [torch.tensor([index[c] for c in texts[i]], dtype=torch.long) for i in chosen]
         lengths = torch.tensor([len(t) for t in targets], dtype=torch.long)
         flat = torch.cat(targets) if lengths.sum() > 0 else torch.zeros(0, dtype=torch.long)
@@ -381,6 +389,8 @@ def main():
                         help="share of training cells whose letters are bent by a smooth random warp")
     parser.add_argument("--elastic-pixels", type=float, default=3.0,
                         help="the warp's largest displacement, in crop pixels")
+    parser.add_argument("--fine", type=float, default=0.0,
+                        help="share of training cells drawn as with a fine, faint pen (thinned, lightened)")
     parser.add_argument("--init-onnx", metavar="ONNX", help="start from an exported reader's weights (and charset)")
     parser.add_argument("--export", metavar="STEM", help="write STEM.onnx and STEM.json from the checkpoint")
     parser.add_argument("--average", nargs="+", metavar="RUN",
