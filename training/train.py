@@ -103,13 +103,16 @@ def elastic_field(n, rng, pixels):
     return field.permute(0, 2, 3, 1)
 
 
-def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0, fine_share=0.0):
+def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0, fine_share=0.0,
+            sharp_share=0.0):
     """What the generator leaves out, per cell: a stretch, shear and shift of the crop (cells
     found on real sheets sit a little off), for `elastic_share` of the cells a smooth warp of
     the letters' shapes (`elastic_field`), thicker or thinner strokes, blur, contrast,
     brightness and noise; for `fine_share` of the cells a fine, faint pen (strokes thinned by
     a 2 x 2 minimum and lightened to 45-90%: the real scans' ballpoint strokes are about one
     crop pixel wide and their darkest ink 0.6, where generated cells' are two pixels and 0.8);
+    for `sharp_share` of the cells an unsharp mask (the real scans' stroke edges are sharper
+    than the generated cells');
     and, for `bilevel_share` of the cells, a bilevel scan (archives
     keep many sheets as black-and-white TIFFs): the ink cut at a threshold between its faint
     and its dark strokes, half of those softened again as the crop's resizing softens them."""
@@ -137,6 +140,10 @@ def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0
     batch = batch + fine * (thinned * faint - batch)
     batch = batch + dilate * (thick - batch) + erode * (1 - dilate) * (thin - batch)
     batch = batch + soften * (blur - batch)
+    sharp = pick(sharp_share) * (1 - soften)
+    amount = f32(rng.uniform(0.5, 1.5, (n, 1, 1, 1)))
+    edges = batch - nn.functional.avg_pool2d(batch, 3, 1, 1, count_include_pad=False)
+    batch = (batch + sharp * amount * edges).clamp(0.0, 1.0)
     gain = f32(rng.uniform(0.75, 1.3, (n, 1, 1, 1)))
     bias = f32(rng.uniform(-0.04, 0.08, (n, 1, 1, 1)))
     noise = f32(rng.uniform(0.0, 0.05, (n, 1, 1, 1))) * torch.randn_like(batch)
@@ -353,7 +360,7 @@ def train(args):
             group["lr"] = lr
         chosen = rng.choice(keep, args.batch)
         batch = augment(to_ink(images[chosen]), rng, args.bilevel, args.elastic, args.elastic_pixels,
-                        args.fine)
+                        args.fine, args.sharp)
         targets = [torch.tensor([index[c] for c in texts[i]], dtype=torch.long) for i in chosen]
         lengths = torch.tensor([len(t) for t in targets], dtype=torch.long)
         flat = torch.cat(targets) if lengths.sum() > 0 else torch.zeros(0, dtype=torch.long)
@@ -391,6 +398,8 @@ def main():
                         help="the warp's largest displacement, in crop pixels")
     parser.add_argument("--fine", type=float, default=0.0,
                         help="share of training cells drawn as with a fine, faint pen (thinned, lightened)")
+    parser.add_argument("--sharp", type=float, default=0.0,
+                        help="share of training cells sharpened by an unsharp mask")
     parser.add_argument("--init-onnx", metavar="ONNX", help="start from an exported reader's weights (and charset)")
     parser.add_argument("--export", metavar="STEM", help="write STEM.onnx and STEM.json from the checkpoint")
     parser.add_argument("--average", nargs="+", metavar="RUN",
