@@ -112,10 +112,10 @@ def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0
     a 2 x 2 minimum and lightened to 45-90%: the real scans' ballpoint strokes are about one
     crop pixel wide and their darkest ink 0.6, where generated cells' are two pixels and 0.8);
     for `sharp_share` of the cells an unsharp mask (the real scans' stroke edges are sharper
-    than the generated cells');
-    and, for `bilevel_share` of the cells, a bilevel scan (archives
-    keep many sheets as black-and-white TIFFs): the ink cut at a threshold between its faint
-    and its dark strokes, half of those softened again as the crop's resizing softens them."""
+    than the generated cells'); and, for `bilevel_share` of the cells, a bilevel scan
+    (archives keep many sheets as black-and-white TIFFs): the ink cut at a threshold between
+    its faint and its dark strokes, half of those softened again as the crop's resizing
+    softens them."""
     n = batch.shape[0]
     f32 = lambda a: torch.from_numpy(np.asarray(a, dtype=np.float32))
     theta = torch.zeros(n, 2, 3)
@@ -133,17 +133,21 @@ def augment(batch, rng, bilevel_share=0.0, elastic_share=0.0, elastic_pixels=3.0
     thick = nn.functional.max_pool2d(batch, 3, 1, 1)
     thin = -nn.functional.max_pool2d(-batch, 3, 1, 1)
     blur = nn.functional.avg_pool2d(batch, 3, 1, 1, count_include_pad=False)
-    fine = pick(fine_share)
+    # The fine and sharp pens draw from `rng` only when asked for, so that a run without them
+    # sees the cells it saw before they existed.
+    fine = pick(fine_share) if fine_share > 0.0 else torch.zeros(n, 1, 1, 1)
     dilate, erode, soften = pick(0.25) * (1 - fine), pick(0.12) * (1 - fine), pick(0.2)
-    thinned = -nn.functional.max_pool2d(nn.functional.pad(-batch, (0, 1, 0, 1), value=-1.0), 2, 1)
-    faint = f32(rng.uniform(0.45, 0.9, (n, 1, 1, 1)))
-    batch = batch + fine * (thinned * faint - batch)
+    if fine_share > 0.0:
+        thinned = -nn.functional.max_pool2d(nn.functional.pad(-batch, (0, 1, 0, 1), value=-1.0), 2, 1)
+        faint = f32(rng.uniform(0.45, 0.9, (n, 1, 1, 1)))
+        batch = batch + fine * (thinned * faint - batch)
     batch = batch + dilate * (thick - batch) + erode * (1 - dilate) * (thin - batch)
     batch = batch + soften * (blur - batch)
-    sharp = pick(sharp_share) * (1 - soften)
-    amount = f32(rng.uniform(0.5, 1.5, (n, 1, 1, 1)))
-    edges = batch - nn.functional.avg_pool2d(batch, 3, 1, 1, count_include_pad=False)
-    batch = (batch + sharp * amount * edges).clamp(0.0, 1.0)
+    if sharp_share > 0.0:
+        sharp = pick(sharp_share) * (1 - soften)
+        amount = f32(rng.uniform(0.5, 1.5, (n, 1, 1, 1)))
+        edges = batch - nn.functional.avg_pool2d(batch, 3, 1, 1, count_include_pad=False)
+        batch = (batch + sharp * amount * edges).clamp(0.0, 1.0)
     gain = f32(rng.uniform(0.75, 1.3, (n, 1, 1, 1)))
     bias = f32(rng.uniform(-0.04, 0.08, (n, 1, 1, 1)))
     noise = f32(rng.uniform(0.0, 0.05, (n, 1, 1, 1))) * torch.randn_like(batch)
