@@ -575,7 +575,8 @@ fn main() {
             (0.5, 0.7),
             (0.7, 0.9),
             (0.9, 0.99),
-            (0.99, 1.01),
+            (0.99, 0.999),
+            (0.999, 1.01),
         ] {
             let bin: Vec<&(f32, bool)> = total
                 .confidences
@@ -585,7 +586,7 @@ fn main() {
             let right = bin.iter().filter(|(_, r)| *r).count();
             let mean = bin.iter().map(|(c, _)| *c as f64).sum::<f64>() / bin.len().max(1) as f64;
             println!(
-                "  [{lo:.2}, {:.2}): {:>6} moves, mean confidence {:.3}, right {:.3}",
+                "  [{lo:.3}, {:.3}): {:>6} moves, mean confidence {:.3}, right {:.3}",
                 hi.min(1.0),
                 bin.len(),
                 mean,

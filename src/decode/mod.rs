@@ -709,8 +709,16 @@ fn game_from_lattice<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Game {
     let (alpha, beta, total) = lattice.forward_backward(config.temperature);
-    // Posterior mass of each SAN at each ply.
+    let best_path = lattice.best_path();
+    let chosen: Vec<shakmaty::Move> = best_path
+        .iter()
+        .flat_map(|&e| lattice.edges[e as usize].steps.iter().map(|step| step.m))
+        .collect();
+    // Posterior mass of each SAN at each ply, for the alternatives, and of the chosen move, for
+    // its confidence: one SAN may be two moves (a queen that took on f2 from d2 in one reading
+    // and from e2 in another), and a move is only as sure as where its piece stood.
     let mut mass: Vec<HashMap<String, f32>> = Vec::new();
+    let mut chosen_mass = vec![0.0f32; chosen.len()];
     for edge in &lattice.edges {
         let (a, b) = (alpha[edge.src as usize], beta[edge.dst as usize]);
         if a == f64::NEG_INFINITY || b == f64::NEG_INFINITY {
@@ -727,6 +735,9 @@ fn game_from_lattice<E: CellEvidence>(
             if mass.len() <= ply {
                 mass.resize_with(ply + 1, HashMap::default);
             }
+            if chosen.get(ply).is_some_and(|&m| same_squares(m, step.m)) {
+                chosen_mass[ply] += p;
+            }
             let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
             *mass[ply].entry(san).or_insert(0.0) += p;
         }
@@ -736,18 +747,14 @@ fn game_from_lattice<E: CellEvidence>(
     let mut moves = Vec::new();
     let mut used = vec![false; cells.len()];
     let mut played = Vec::new();
-    for e in lattice.best_path() {
+    for &e in &best_path {
         for step in lattice.edges[e as usize].steps.iter() {
             played.push(step.m);
             let ply = moves.len();
             let uci = UciMove::from_move(step.m, start.castling_mode).to_string();
             let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
             let at_ply = mass.get(ply);
-            let confidence = at_ply
-                .and_then(|m| m.get(&san))
-                .copied()
-                .unwrap_or(0.0)
-                .clamp(0.0, 1.0);
+            let confidence = chosen_mass[ply].clamp(0.0, 1.0);
             let mut alternatives: Vec<Alternative> = at_ply
                 .map(|m| {
                     m.iter()
@@ -803,6 +810,12 @@ fn game_from_lattice<E: CellEvidence>(
         unused_cells: (0..cells.len()).filter(|&c| !used[c]).collect(),
         score: lattice.best_score(),
     }
+}
+
+/// Whether two moves, perhaps played in different positions, are the same move as UCI writes
+/// it: a queen that takes on f2 from d2 is one move whether it takes a pawn or a knight there.
+fn same_squares(a: shakmaty::Move, b: shakmaty::Move) -> bool {
+    (a.from(), a.to(), a.promotion()) == (b.from(), b.to(), b.promotion())
 }
 
 fn end_state(pos: &Chess) -> (EndState, String) {
@@ -979,6 +992,47 @@ mod tests {
             free.score,
             game.score
         );
+    }
+
+    #[test]
+    fn a_move_is_only_as_sure_as_where_its_piece_stood() {
+        // 2. is illegible: Qh5 and Qf3 both let the queen take on f7, and 3. Qxf7+ reads the
+        // same either way. Its SAN is certain; the move (h5f7 or f3f7) is not.
+        let cells: Vec<TypedCell> = ["e4", "e5", "?", "Nc6", "Qxf7+"]
+            .iter()
+            .map(|t| TypedCell::new(t))
+            .collect();
+        let english = Language::by_code("en").unwrap();
+        let game = decode(
+            &cells,
+            &StartPosition::standard(),
+            LanguageChoice::Fixed(english),
+            &DecoderConfig::default(),
+        );
+        let sans: Vec<&str> = game.moves.iter().map(|m| m.san.as_str()).collect();
+        assert_eq!(sans.len(), 5, "{sans:?}");
+        assert!(["Qh5", "Qf3"].contains(&sans[2]), "{sans:?}");
+        assert_eq!(sans[4], "Qxf7+");
+        let (queen_out, capture) = (&game.moves[2], &game.moves[4]);
+        let other = if sans[2] == "Qh5" { "Qf3" } else { "Qh5" };
+        let other_share = queen_out
+            .alternatives
+            .iter()
+            .find(|a| a.san == other)
+            .map_or(0.0, |a| a.confidence);
+        assert!(other_share > 0.01, "{:?}", queen_out.alternatives);
+        assert!(
+            capture.confidence < 1.0 - other_share + 0.01,
+            "{} {other_share}",
+            capture.confidence
+        );
+        assert!(
+            (capture.confidence - queen_out.confidence).abs() < 0.02,
+            "{} {}",
+            capture.confidence,
+            queen_out.confidence
+        );
+        assert!(capture.alternatives.iter().all(|a| a.san != "Qxf7+"));
     }
 
     #[test]
