@@ -603,7 +603,7 @@ fn main() {
         ms.sort_by(|a, b| a.total_cmp(b));
         let p90 = ms.get(ms.len() * 9 / 10).copied().unwrap_or(0.0);
         println!(
-            "  {name:<7} {:.2}% {:.1}% {:.1} {:.1} {:.1} {:.1}% {:.2}% {:.2}%",
+            "  {name:<7} {:.2}% {:.1}% {:.1} {:.1} {:.1} {:.2}% {:.2}% {:.2}%",
             pct(t.correct, t.plies),
             pct(t.naive_correct, t.plies),
             median(&t.millis),
