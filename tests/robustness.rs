@@ -65,3 +65,25 @@ proptest! {
         }
     }
 }
+
+/// A transcript proptest found (2026-11-29) where one move was two SANs in the lattice's worlds
+/// and was counted both in its confidence and among its alternatives (ply 9 summed to 1.48).
+#[test]
+fn a_ply_s_confidence_and_alternatives_never_sum_above_one() {
+    let texts = [
+        "x", "ЦՓb1#", "4", "K1=+x", "?", "f#:#", "", "?", "Bxg", "", "",
+    ];
+    let cells: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
+    let game = decode(
+        &cells,
+        &StartPosition::standard(),
+        LanguageChoice::Auto,
+        &DecoderConfig::default(),
+    );
+    assert!(!game.moves.is_empty());
+    for m in &game.moves {
+        let total: f32 = m.confidence + m.alternatives.iter().map(|a| a.confidence).sum::<f32>();
+        assert!(total <= 1.01, "ply {} sums to {total}: {m:?}", m.ply);
+        assert!(m.alternatives.iter().all(|a| a.san != m.san), "{m:?}");
+    }
+}

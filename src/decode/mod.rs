@@ -714,9 +714,11 @@ fn game_from_lattice<E: CellEvidence>(
         .iter()
         .flat_map(|&e| lattice.edges[e as usize].steps.iter().map(|step| step.m))
         .collect();
-    // Posterior mass of each SAN at each ply, for the alternatives, and of the chosen move, for
-    // its confidence: one SAN may be two moves (a queen that took on f2 from d2 in one reading
-    // and from e2 in another), and a move is only as sure as where its piece stood.
+    // Posterior mass of the chosen move at each ply, for its confidence, and of each SAN of the
+    // other moves, for the alternatives. One SAN may be two moves (a queen that took on f2 from
+    // d2 in one reading and from e2 in another), and a move is only as sure as where its piece
+    // stood; one move may be two SANs (`Bg4` and `Bxg4+` where the worlds differ on g4), and
+    // is counted once.
     let mut mass: Vec<HashMap<String, f32>> = Vec::new();
     let mut chosen_mass = vec![0.0f32; chosen.len()];
     for edge in &lattice.edges {
@@ -735,11 +737,12 @@ fn game_from_lattice<E: CellEvidence>(
             if mass.len() <= ply {
                 mass.resize_with(ply + 1, HashMap::default);
             }
+            let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
             if chosen.get(ply).is_some_and(|&m| same_squares(m, step.m)) {
                 chosen_mass[ply] += p;
+            } else {
+                *mass[ply].entry(san).or_insert(0.0) += p;
             }
-            let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
-            *mass[ply].entry(san).or_insert(0.0) += p;
         }
     }
 
