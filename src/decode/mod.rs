@@ -749,10 +749,8 @@ fn game_from_lattice<E: CellEvidence>(
     let mut pos: Chess = start.position.clone();
     let mut moves = Vec::new();
     let mut used = vec![false; cells.len()];
-    let mut played = Vec::new();
     for &e in &best_path {
         for step in lattice.edges[e as usize].steps.iter() {
-            played.push(step.m);
             let ply = moves.len();
             let uci = UciMove::from_move(step.m, start.castling_mode).to_string();
             let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
@@ -801,7 +799,7 @@ fn game_from_lattice<E: CellEvidence>(
     let (end, result) = end_state(&pos);
     let opening = start
         .is_standard()
-        .then(|| OpeningBook::shipped().opening_of(&played).cloned())
+        .then(|| OpeningBook::shipped().opening_of(&chosen).cloned())
         .flatten();
     Game {
         opening,
