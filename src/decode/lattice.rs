@@ -572,19 +572,31 @@ fn after(pos: &Chess, m: Move) -> Chess {
 }
 
 fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec<Child> {
+    let mut kids = unpriced_children(pos);
+    set_priors(pos, last_to, config, &mut kids);
+    kids
+}
+
+/// The legal moves of `pos` with their facts, their priors left at 0 (see [`set_priors`]).
+fn unpriced_children(pos: &Chess) -> Vec<Child> {
     let legal = pos.legal_moves();
     let rivals = Rivals::of(&legal);
-    let mut out: Vec<Child> = legal
+    legal
         .iter()
         .map(|&m| Child {
             m,
             facts: MoveFacts::with_rivals(m, &legal, &rivals, Check::Unknown),
             log_prior: 0.0,
         })
-        .collect();
-    let moves: &[Move] = &legal;
+        .collect()
+}
+
+/// Gives `kids`, every legal move of `pos` (whose opponent last moved to `last_to`), their
+/// log-priors: at most 0 for a `prior_weight` of at least 0.
+fn set_priors(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig, kids: &mut [Child]) {
+    let moves: Vec<Move> = kids.iter().map(|k| k.m).collect();
     let mut priors = Vec::with_capacity(moves.len());
-    config.prior.log_probs(pos, moves, last_to, &mut priors);
+    config.prior.log_probs(pos, &moves, last_to, &mut priors);
     if pos.fullmoves().get() <= 30 && config.book_bonus != 0.0 {
         let book = OpeningBook::shipped().moves(pos);
         if !book.is_empty() {
@@ -600,12 +612,11 @@ fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec
         }
     }
     if config.tree_strength > 0.0 {
-        OpeningTree::shipped().blend(pos, moves, &mut priors, config.tree_strength);
+        OpeningTree::shipped().blend(pos, &moves, &mut priors, config.tree_strength);
     }
-    for (child, p) in out.iter_mut().zip(priors) {
+    for (child, p) in kids.iter_mut().zip(priors) {
         child.log_prior = p * config.prior_weight;
     }
-    out
 }
 
 /// The layers of candidates not yet admitted, by cells read.
@@ -1218,10 +1229,49 @@ impl<'a, E: CellEvidence> Search<'a, E> {
     /// The moves of `pos`, reached after `ply` plies, that the search may play.
     fn children(&self, pos: &Chess, last_to: Option<Square>, ply: u32) -> Vec<Child> {
         let mut kids = children(pos, last_to, self.config);
+        self.keep_line(&mut kids, ply);
+        kids
+    }
+
+    /// Keeps of `kids`, moves after `ply` plies, those the search may play.
+    fn keep_line(&self, kids: &mut Vec<Child>, ply: u32) {
         if let Some(line) = self.line {
             let allowed = line.get(ply as usize);
             kids.retain(|k| Some(&k.m) == allowed);
         }
+    }
+
+    /// [`Search::children`], or none when no move of `pos` read from `cell` could enter
+    /// `layer` by an edge from a node of score `base` whose other terms weigh `chain`: priors
+    /// and fits are at most 0, and most slips explain nothing, so the moves' priors, the
+    /// dearest part of a position's moves, are worked out only when one of them may count.
+    #[allow(clippy::too_many_arguments)]
+    fn children_that_may_enter(
+        &mut self,
+        pos: &Chess,
+        last_to: Option<Square>,
+        ply: u32,
+        layer: usize,
+        base: f32,
+        chain: f32,
+        cell: usize,
+    ) -> Vec<Child> {
+        if self.config.prior_weight < 0.0 {
+            return self.children(pos, last_to, ply);
+        }
+        let mut kids = unpriced_children(pos);
+        let line = self.line.map(|line| line.get(ply as usize));
+        let may_enter = kids.iter().any(|kid| {
+            line.is_none_or(|allowed| Some(&kid.m) == allowed)
+                && self
+                    .pending
+                    .may_enter(layer, base + chain + self.scorer.score(cell, &kid.facts))
+        });
+        if !may_enter {
+            return Vec::new();
+        }
+        set_priors(pos, last_to, self.config, &mut kids);
+        self.keep_line(&mut kids, ply);
         kids
     }
 
@@ -1322,7 +1372,16 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 }
                 let first_pos = after(&node.pos, first.m);
                 let first_key = key_after(&node.pos, node.key, first.m, &first_pos);
-                for kid in self.children(&first_pos, Some(first.m.to()), node.ply + 1) {
+                let replies = self.children_that_may_enter(
+                    &first_pos,
+                    Some(first.m.to()),
+                    node.ply + 1,
+                    cell + 1,
+                    base,
+                    chain,
+                    cell,
+                );
+                for kid in replies {
                     let rest = chain + kid.log_prior;
                     let steps = [skipped(first.m), written(kid.m, cell, StepKind::Written)];
                     self.offer_move(
@@ -1359,7 +1418,16 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                     }
                     let second_pos = after(&first_pos, second.m);
                     let second_key = key_after(&first_pos, first_key, second.m, &second_pos);
-                    for kid in self.children(&second_pos, Some(second.m.to()), node.ply + 2) {
+                    let replies = self.children_that_may_enter(
+                        &second_pos,
+                        Some(second.m.to()),
+                        node.ply + 2,
+                        cell + 1,
+                        base,
+                        chain,
+                        cell,
+                    );
+                    for kid in replies {
                         let rest = chain + kid.log_prior;
                         let steps = [
                             skipped(first.m),
@@ -1410,7 +1478,16 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             if !self.pending.may_enter(cell + 2, base + chain) {
                 continue;
             }
-            for kid in self.children(&first_pos, Some(first.m.to()), node.ply + 1) {
+            let replies = self.children_that_may_enter(
+                &first_pos,
+                Some(first.m.to()),
+                node.ply + 1,
+                cell + 2,
+                base,
+                chain,
+                cell,
+            );
+            for kid in replies {
                 let rest = chain + kid.log_prior;
                 let steps = [
                     Step {
@@ -1509,7 +1586,15 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         if !self.pending.may_enter(cell + 1, src.best + w) {
             return;
         }
-        let kids = self.children(pos, Some(last_to), src.ply + steps.len() as u32);
+        let kids = self.children_that_may_enter(
+            pos,
+            Some(last_to),
+            src.ply + steps.len() as u32,
+            cell + 1,
+            src.best,
+            w,
+            at,
+        );
         let best = self.best_fits((pos, key), &kids, at, self.config.swap_candidates);
         for (fit, kid, kid_pos, kid_key) in best {
             let mut chain = steps.to_vec();
