@@ -31,9 +31,9 @@ pub struct BatchGame {
     /// The pages of the other player's scoresheet of the same game (`read --copy`); empty
     /// when there is none.
     pub copy: Vec<PathBuf>,
-    /// Where the game started, as a FEN (a manifest's `start=` or `chess960=` field); `None`:
-    /// the standard position.
-    pub start: Option<String>,
+    /// Where the game started (a manifest's `start=` or `chess960=` field); `None`: the
+    /// standard position.
+    pub start: Option<StartPosition>,
 }
 
 /// The manifest field between a game's own pages and its copy's.
@@ -151,7 +151,7 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
                 match start_of_field(field) {
                     None => fields.push(field),
                     Some(_) if start.is_some() => return Err(at("more than one start position")),
-                    Some(Ok(position)) => start = Some(position.fen()),
+                    Some(Ok(position)) => start = Some(position),
                     Some(Err(cause)) => return Err(at(&cause)),
                 }
             }
@@ -423,9 +423,9 @@ pub fn run(
 fn read_one(game: &BatchGame, reader: &Reader, options: &ReadOptions) -> Result<String, String> {
     let from_start;
     let options = match &game.start {
-        Some(fen) => {
+        Some(start) => {
             from_start = ReadOptions {
-                start: StartPosition::from_fen(fen).map_err(|e| e.to_string())?,
+                start: start.clone(),
                 ..options.clone()
             };
             &from_start
@@ -479,17 +479,20 @@ mod tests {
         assert_eq!(games[1].pages, [dir.join("r1/b.png")]);
         assert_eq!(games[1].copy, [dir.join("r1/b-black.png")]);
         assert_eq!(games[0].start, None);
+        let chess960 = games[1].start.as_ref().unwrap();
         assert_eq!(
-            games[1].start.as_deref(),
-            Some("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1")
+            chess960.fen(),
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1"
         );
-        let chess960 = StartPosition::from_fen(games[1].start.as_deref().unwrap()).unwrap();
         assert_eq!(chess960.castling_mode, shakmaty::CastlingMode::Chess960);
         let endgame = "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1";
         std::fs::write(&manifest, format!("start={endgame}\tr1/e.jpg\n")).unwrap();
         let games = plan(&manifest).unwrap();
         assert_eq!(games[0].pages, [dir.join("r1/e.jpg")]);
-        assert_eq!(games[0].start.as_deref(), Some(endgame));
+        assert_eq!(
+            games[0].start.as_ref().map(StartPosition::fen).as_deref(),
+            Some(endgame)
+        );
         for (line, cause) in [
             ("r1/c.jpg\t|\n", "no copy pages"),
             ("r1/c.jpg\t|\tx.jpg\t|\ty.jpg\n", "more than one"),

@@ -6,7 +6,7 @@ use std::fmt;
 use shakmaty::{fen::Fen, CastlingMode, Chess, EnPassantMode};
 
 /// A legal starting position and the castling convention its moves are written in.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StartPosition {
     pub position: Chess,
     /// Chess960 when the rooks or king do not start on their standard squares.
