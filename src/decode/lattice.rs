@@ -823,6 +823,7 @@ fn search_around<E: CellEvidence>(
         let to = (t + config.rescue_ahead + 1).min(cells.len());
         widened[from..to].iter_mut().for_each(|w| *w = true);
     }
+    bridge_short_gaps(&mut widened, config.rescue_bridge);
     run_search(
         cells,
         start,
@@ -833,6 +834,25 @@ fn search_around<E: CellEvidence>(
         &widened,
         Some(std::mem::take(scored)),
     )
+}
+
+/// Marks the runs of at most `longest` unmarked cells between two marked ones. A true game
+/// the first search lost at a slip must outlast, between two troubled stretches, the crowd
+/// of worlds that explained the slip more cheaply, until the later stretch proves it; a
+/// 40-wide beam there drops it.
+fn bridge_short_gaps(marked: &mut [bool], longest: usize) {
+    let mut last_marked: Option<usize> = None;
+    for cell in 0..marked.len() {
+        if !marked[cell] {
+            continue;
+        }
+        if let Some(last) = last_marked {
+            if cell - last - 1 <= longest {
+                marked[last + 1..cell].iter_mut().for_each(|m| *m = true);
+            }
+        }
+        last_marked = Some(cell);
+    }
 }
 
 /// `first`, or the lattice of a second search around the cells where its best path struggled
@@ -2054,6 +2074,20 @@ mod tests {
             .iter()
             .map(|t| CtcCell::new(read_as(&charset, t, 0.6)))
             .collect()
+    }
+
+    #[test]
+    fn short_gaps_between_rescue_stretches_are_bridged_and_long_ones_are_not() {
+        let marks = |text: &str| text.chars().map(|c| c == '#').collect::<Vec<bool>>();
+        let mut widened = marks("..##...#....#..#.");
+        bridge_short_gaps(&mut widened, 3);
+        assert_eq!(widened, marks("..######....####."));
+        let mut untouched = marks("..##...#....#..#.");
+        bridge_short_gaps(&mut untouched, 0);
+        assert_eq!(untouched, marks("..##...#....#..#."));
+        let mut empty: Vec<bool> = Vec::new();
+        bridge_short_gaps(&mut empty, 5);
+        assert!(empty.is_empty());
     }
 
     /// Every node of a lattice (its key, cell and score) and every edge (its ends and weight).
