@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
-use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, Position, Square};
+use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, MoveList, Position, Square};
 use std::collections::hash_map::Entry;
 
 use super::book::OpeningBook;
@@ -572,31 +572,38 @@ fn after(pos: &Chess, m: Move) -> Chess {
 }
 
 fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec<Child> {
-    let mut kids = unpriced_children(pos);
-    set_priors(pos, last_to, config, &mut kids);
+    let (legal, mut kids) = unpriced_children(pos);
+    set_priors(pos, &legal, last_to, config, &mut kids);
     kids
 }
 
-/// The legal moves of `pos` with their facts, their priors left at 0 (see [`set_priors`]).
-fn unpriced_children(pos: &Chess) -> Vec<Child> {
+/// The legal moves of `pos`, and each of them with its facts, its prior left at 0 (see
+/// [`set_priors`]).
+fn unpriced_children(pos: &Chess) -> (MoveList, Vec<Child>) {
     let legal = pos.legal_moves();
     let rivals = Rivals::of(&legal);
-    legal
+    let kids = legal
         .iter()
         .map(|&m| Child {
             m,
             facts: MoveFacts::with_rivals(m, &legal, &rivals, Check::Unknown),
             log_prior: 0.0,
         })
-        .collect()
+        .collect();
+    (legal, kids)
 }
 
-/// Gives `kids`, every legal move of `pos` (whose opponent last moved to `last_to`), their
-/// log-priors: at most 0 for a `prior_weight` of at least 0.
-fn set_priors(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig, kids: &mut [Child]) {
-    let moves: Vec<Move> = kids.iter().map(|k| k.m).collect();
+/// Gives `kids`, the `moves` of `pos` (whose opponent last moved to `last_to`) in that order,
+/// their log-priors: at most 0 for a `prior_weight` of at least 0.
+fn set_priors(
+    pos: &Chess,
+    moves: &[Move],
+    last_to: Option<Square>,
+    config: &DecoderConfig,
+    kids: &mut [Child],
+) {
     let mut priors = Vec::with_capacity(moves.len());
-    config.prior.log_probs(pos, &moves, last_to, &mut priors);
+    config.prior.log_probs(pos, moves, last_to, &mut priors);
     if pos.fullmoves().get() <= 30 && config.book_bonus != 0.0 {
         let book = OpeningBook::shipped().moves(pos);
         if !book.is_empty() {
@@ -612,7 +619,7 @@ fn set_priors(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig, kids
         }
     }
     if config.tree_strength > 0.0 {
-        OpeningTree::shipped().blend(pos, &moves, &mut priors, config.tree_strength);
+        OpeningTree::shipped().blend(pos, moves, &mut priors, config.tree_strength);
     }
     for (child, p) in kids.iter_mut().zip(priors) {
         child.log_prior = p * config.prior_weight;
@@ -1279,7 +1286,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         if self.config.prior_weight < 0.0 {
             return self.children(pos, last_to, ply);
         }
-        let mut kids = unpriced_children(pos);
+        let (legal, mut kids) = unpriced_children(pos);
         let line = self.line.map(|line| line.get(ply as usize));
         let may_enter = kids.iter().any(|kid| {
             line.is_none_or(|allowed| Some(&kid.m) == allowed)
@@ -1290,7 +1297,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         if !may_enter {
             return Vec::new();
         }
-        set_priors(pos, last_to, self.config, &mut kids);
+        set_priors(pos, &legal, last_to, self.config, &mut kids);
         self.keep_line(&mut kids, ply);
         kids
     }
