@@ -553,6 +553,29 @@ fn cells_of(
     }
 }
 
+/// `grey.round() as u8` for a grey level in 0..=255 (halves away from zero), without the
+/// library call `f32::round` makes: the whole part and the exact remainder decide it. Every
+/// warped pixel of a page and of a cell crop goes through it.
+pub(crate) fn round_grey(grey: f32) -> u8 {
+    let whole = grey as u8;
+    whole.saturating_add(u8::from(grey - whole as f32 >= 0.5))
+}
+
+/// `value.floor()` without the library call it makes on the baseline x86-64 target (no
+/// SSE4.1 `roundss`): exact, since a float of magnitude 2^23 or more is whole.
+pub(crate) fn floor_exact(value: f32) -> f32 {
+    if value.abs() < 8_388_608.0 {
+        let whole = value as i32 as f32;
+        if whole > value {
+            whole - 1.0
+        } else {
+            whole
+        }
+    } else {
+        value
+    }
+}
+
 fn round_point([x, y]: Point) -> Value {
     json!([(x * 10.0).round() / 10.0, (y * 10.0).round() / 10.0])
 }
@@ -652,6 +675,39 @@ impl Cells {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pixel_arithmetic_matches_the_library_functions() {
+        let mut rng = crate::synth::Rng::new(11);
+        let specials = [
+            0.0,
+            -0.0,
+            -0.5,
+            0.5,
+            -1.0,
+            254.5,
+            8_388_607.5,
+            -8_388_607.5,
+            8_388_608.0,
+            -8_388_609.0,
+            1e30,
+            -1e30,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        let random = (0..200_000).map(|i| {
+            let magnitude = 10f32.powi(i % 9 - 2);
+            (rng.unit() as f32 - 0.5) * 2.0 * magnitude
+        });
+        for value in specials.into_iter().chain(random) {
+            assert_eq!(floor_exact(value), value.floor(), "{value}");
+        }
+        assert!(floor_exact(f32::NAN).is_nan());
+        for _ in 0..100_000 {
+            let grey = 256.0 * rng.unit() as f32 - 0.5;
+            assert_eq!(round_grey(grey), grey.round() as u8, "{grey}");
+        }
+    }
 
     fn cells_with_block(block_quad: Quad) -> Cells {
         Cells {

@@ -15,6 +15,7 @@ use imageproc::region_labelling::{connected_components, Connectivity};
 use rayon::prelude::*;
 
 use super::geometry::{fit_line, mean_sides, Point, Quad};
+use super::{floor_exact, round_grey};
 
 /// Long side of the thumbnail the paper is looked for in.
 const THUMB_SIDE: u32 = 320;
@@ -343,10 +344,10 @@ pub fn flatten_from(source: &Reduced, quad: &Quad, width: u32) -> Option<Flat> {
             for (x, out) in row.iter_mut().enumerate() {
                 let (u, v) = to_sample * (x as f32 + 0.5, y as f32 + 0.5);
                 let (u, v) = (u - 0.5, v - 0.5);
-                let (x0, y0) = (u.floor(), v.floor());
+                let (x0, y0) = (floor_exact(u), floor_exact(v));
                 let (fx, fy) = (u - x0, v - y0);
                 let (x0, y0) = (x0 as i64, y0 as i64);
-                let [a, b, c, d] = if x0 >= 0 && y0 >= 0 && x0 + 1 < sw && y0 + 1 < sh {
+                let [a, b, c, d] = if x0 >= 0 && y0 >= 0 && x0 < sw - 1 && y0 < sh - 1 {
                     let i = (y0 * sw + x0) as usize;
                     let j = i + sw as usize;
                     [raw[i], raw[i + 1], raw[j], raw[j + 1]].map(f32::from)
@@ -356,14 +357,14 @@ pub fn flatten_from(source: &Reduced, quad: &Quad, width: u32) -> Option<Flat> {
                     };
                     [
                         px(x0, y0),
-                        px(x0 + 1, y0),
-                        px(x0, y0 + 1),
-                        px(x0 + 1, y0 + 1),
+                        px(x0.saturating_add(1), y0),
+                        px(x0, y0.saturating_add(1)),
+                        px(x0.saturating_add(1), y0.saturating_add(1)),
                     ]
                 };
                 let top = a * (1.0 - fx) + b * fx;
                 let bottom = c * (1.0 - fx) + d * fx;
-                *out = (top * (1.0 - fy) + bottom * fy).round() as u8;
+                *out = round_grey(top * (1.0 - fy) + bottom * fy);
             }
         });
     Some(Flat { image, to_source })
