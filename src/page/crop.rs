@@ -9,7 +9,7 @@ use imageproc::geometric_transformations::Projection;
 use rayon::prelude::*;
 
 use super::geometry::mean_sides;
-use super::{floor_exact, round_grey, Cells, Point, Quad, Sheet};
+use super::{bilinear_grey, Cells, Point, Quad, Sheet};
 
 /// How far beyond a cell's borders a crop reaches, as a share of the cell's width and height
 /// on each side.
@@ -40,40 +40,10 @@ pub fn cell_crop(
     if width == 0 || height == 0 {
         return Some(out);
     }
-    if image.width() == 0 || image.height() == 0 {
-        return Some(GrayImage::from_pixel(width, height, image::Luma([255])));
-    }
-    // Straight from the raw rows: a crop is cut for every cell of every sheet and every
-    // training cell, and `get_pixel`'s bounds checks and `f32::round`'s library call were
-    // much of its time.
-    let (iw, ih) = (image.width() as i64, image.height() as i64);
-    let stride = image.width() as usize;
-    let pixels = image.as_raw();
-    let px = |x: i64, y: i64| {
-        pixels[y.clamp(0, ih - 1) as usize * stride + x.clamp(0, iw - 1) as usize] as f32
-    };
     for (y, row) in out.chunks_exact_mut(width as usize).enumerate() {
         for (x, value) in row.iter_mut().enumerate() {
             let (u, v) = to_image * (x as f32 + 0.5, y as f32 + 0.5);
-            let (u, v) = (u - 0.5, v - 0.5);
-            let (x0, y0) = (floor_exact(u), floor_exact(v));
-            let (fx, fy) = (u - x0, v - y0);
-            let (x0, y0) = (x0 as i64, y0 as i64);
-            let [a, b, c, d] = if x0 >= 0 && y0 >= 0 && x0 < iw - 1 && y0 < ih - 1 {
-                let i = y0 as usize * stride + x0 as usize;
-                let j = i + stride;
-                [pixels[i], pixels[i + 1], pixels[j], pixels[j + 1]].map(f32::from)
-            } else {
-                [
-                    px(x0, y0),
-                    px(x0.saturating_add(1), y0),
-                    px(x0, y0.saturating_add(1)),
-                    px(x0.saturating_add(1), y0.saturating_add(1)),
-                ]
-            };
-            let top = a * (1.0 - fx) + b * fx;
-            let bottom = c * (1.0 - fx) + d * fx;
-            *value = round_grey(top * (1.0 - fy) + bottom * fy);
+            *value = bilinear_grey(image, u, v);
         }
     }
     Some(out)
@@ -296,14 +266,6 @@ mod tests {
                 "{quad:?} at {width} x {height}"
             );
         }
-        assert_eq!(
-            (0..=510)
-                .map(|half| round_grey(half as f32 / 2.0))
-                .collect::<Vec<_>>(),
-            (0..=510)
-                .map(|half| (half as f32 / 2.0).round() as u8)
-                .collect::<Vec<_>>()
-        );
         // A cell mapped far off the page reads the page's edge; a crop of no pixels is empty.
         let far = [[1e12, 1e12], [2e12, 1e12], [2e12, 1.5e12], [1e12, 1.5e12]];
         assert_eq!(

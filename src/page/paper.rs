@@ -14,8 +14,8 @@ use imageproc::geometric_transformations::Projection;
 use imageproc::region_labelling::{connected_components, Connectivity};
 use rayon::prelude::*;
 
+use super::bilinear_grey;
 use super::geometry::{fit_line, mean_sides, Point, Quad};
-use super::{floor_exact, round_grey};
 
 /// Long side of the thumbnail the paper is looked for in.
 const THUMB_SIDE: u32 = 320;
@@ -334,8 +334,6 @@ pub fn flatten_from(source: &Reduced, quad: &Quad, width: u32) -> Option<Flat> {
     let to_source = Projection::from_control_points(corners, quad.map(|[x, y]| (x, y)))?;
     let to_sample =
         Projection::from_control_points(corners, quad.map(|[x, y]| (x / scale_x, y / scale_y)))?;
-    let (sw, sh) = (source.width() as i64, source.height() as i64);
-    let raw = source.as_raw();
     let mut image = GrayImage::new(width, height);
     image
         .par_chunks_mut(width as usize)
@@ -343,28 +341,7 @@ pub fn flatten_from(source: &Reduced, quad: &Quad, width: u32) -> Option<Flat> {
         .for_each(|(y, row)| {
             for (x, out) in row.iter_mut().enumerate() {
                 let (u, v) = to_sample * (x as f32 + 0.5, y as f32 + 0.5);
-                let (u, v) = (u - 0.5, v - 0.5);
-                let (x0, y0) = (floor_exact(u), floor_exact(v));
-                let (fx, fy) = (u - x0, v - y0);
-                let (x0, y0) = (x0 as i64, y0 as i64);
-                let [a, b, c, d] = if x0 >= 0 && y0 >= 0 && x0 < sw - 1 && y0 < sh - 1 {
-                    let i = (y0 * sw + x0) as usize;
-                    let j = i + sw as usize;
-                    [raw[i], raw[i + 1], raw[j], raw[j + 1]].map(f32::from)
-                } else {
-                    let px = |x: i64, y: i64| {
-                        raw[(y.clamp(0, sh - 1) * sw + x.clamp(0, sw - 1)) as usize] as f32
-                    };
-                    [
-                        px(x0, y0),
-                        px(x0.saturating_add(1), y0),
-                        px(x0, y0.saturating_add(1)),
-                        px(x0.saturating_add(1), y0.saturating_add(1)),
-                    ]
-                };
-                let top = a * (1.0 - fx) + b * fx;
-                let bottom = c * (1.0 - fx) + d * fx;
-                *out = round_grey(top * (1.0 - fy) + bottom * fy);
+                *out = bilinear_grey(source, u, v);
             }
         });
     Some(Flat { image, to_source })
