@@ -250,7 +250,7 @@ mod tests {
         let mut rng = crate::synth::Rng::new(7);
         let page = GrayImage::from_fn(320, 200, |_, _| image::Luma([rng.below(256) as u8]));
         for _ in 0..200 {
-            // Skewed, rotated, partly off the page, tiny or larger than the page.
+            // Skewed, partly or wholly off the page, cut at 1 x 1 to 200 x 60 pixels.
             let (x, y) = (
                 400.0 * rng.unit() as f32 - 40.0,
                 260.0 * rng.unit() as f32 - 30.0,
