@@ -215,8 +215,8 @@ impl Default for DecoderConfig {
             rescue_repair_from_best: 32,
             rescue_back: 12,
             rescue_ahead: 4,
-            // A skipped move at cell 7 and a misfit at cell 43 left a 40-wide gap at cells
-            // 17-30 where the true game was dropped (decode-bench medium seeds 1-10: mean
+            // A skipped move at cell 7 and a misfit at cell 43 left cells 17-30 between the
+            // rescue's stretches at the 40-wide beam, where the true game was dropped (decode-bench medium seeds 1-10: mean
             // 98.98 -> 99.04%, seed 10 98.54 -> 99.01%, median time unchanged; 8: no gain,
             // 16: 99.03%, unbounded: 99.04%; heavy seed 1 95.32 -> 94.99%, read sheets
             // unchanged).
