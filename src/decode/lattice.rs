@@ -1702,6 +1702,109 @@ impl AlignmentRanks {
         *seen += 1;
         *seen - 1
     }
+
+    /// How many of alignment `alignment` (plies played minus cells read) were counted.
+    fn seen(&self, alignment: i64) -> usize {
+        self.0.get(&alignment).copied().unwrap_or(0)
+    }
+}
+
+/// A candidate of a layer and its map key (zobrist key, plies played).
+type RankedCandidate<'c> = (&'c (u64, u32), &'c Candidate);
+
+/// Which of a layer's candidates within its margin (`ranked`, in any order) [`admit`] keeps,
+/// best first, with their lineages: the `width` best, then, best first, the first
+/// `config.lineage_extras` of a lineage not seen yet and the first `alignment_quota` of each
+/// alignment. A wide rescue's layer holds tens of thousands of candidates and keeps a few
+/// thousand: they are put in order a slice at a time, as far as the lineages need, and past
+/// that each alignment's best are picked from the rest without ordering it.
+fn kept_in_rank_order<'c>(
+    lattice: &Lattice,
+    offered: &[Offered],
+    ranked: &mut [RankedCandidate<'c>],
+    cell: u32,
+    (width, alignment_quota): (usize, usize),
+    config: &DecoderConfig,
+) -> Vec<(u64, &'c Candidate, [u32; LINEAGE_DEPTHS])> {
+    // Equal scores are ranked by key, so that the beam does not depend on the map's order.
+    let order =
+        |a: &RankedCandidate, b: &RankedCandidate| b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0));
+    let lineage_of = |cand: &Candidate| -> [u32; LINEAGE_DEPTHS] {
+        let parent = offered[cand.best_in as usize].src;
+        let mut lineage = [parent; LINEAGE_DEPTHS];
+        for j in 1..LINEAGE_DEPTHS {
+            lineage[j] = lattice.nodes[lineage[j - 1] as usize].lineage[j - 1];
+        }
+        lineage
+    };
+    let mut kept: Vec<(u64, &Candidate, [u32; LINEAGE_DEPTHS])> =
+        Vec::with_capacity(width + config.lineage_extras);
+    let mut seen: rustc_hash::FxHashSet<(usize, u32)> = Default::default();
+    let mut extras = 0;
+    let mut alignment_ranks = AlignmentRanks::default();
+    let mut sorted = 0;
+    let mut slice = width + 4 * config.lineage_extras + 64;
+    while sorted < ranked.len() {
+        let end = (sorted + slice).min(ranked.len());
+        let whole = ranked.len();
+        let rest = &mut ranked[sorted..];
+        if end < whole {
+            rest.select_nth_unstable_by(end - sorted - 1, order);
+        }
+        rest[..end - sorted].sort_unstable_by(order);
+        for (rank, &(&(key, ply), cand)) in (sorted..end).zip(&ranked[sorted..end]) {
+            let lineage = lineage_of(cand);
+            let mut new_lineage = false;
+            for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
+                new_lineage |= seen.insert((j, *ancestor));
+            }
+            let alignment_rank = if alignment_quota > 0 {
+                alignment_ranks.next(ply, cell as usize)
+            } else {
+                usize::MAX
+            };
+            if rank < width {
+                kept.push((key, cand, lineage));
+            } else if new_lineage && extras < config.lineage_extras {
+                extras += 1;
+                kept.push((key, cand, lineage));
+            } else if alignment_rank < alignment_quota {
+                kept.push((key, cand, lineage));
+            } else if extras >= config.lineage_extras && alignment_quota == 0 {
+                return kept;
+            }
+        }
+        sorted = end;
+        slice *= 2;
+        if sorted >= width && extras >= config.lineage_extras && alignment_quota > 0 {
+            break;
+        }
+    }
+    // Past the width with every lineage extra taken, a candidate is kept only as one of its
+    // alignment's first `alignment_quota`: the order within each alignment is all that counts.
+    let mut by_alignment: HashMap<i64, Vec<RankedCandidate>> = HashMap::default();
+    for &(id, cand) in &ranked[sorted..] {
+        by_alignment
+            .entry(cand.ply as i64 - cell as i64)
+            .or_default()
+            .push((id, cand));
+    }
+    let mut picked: Vec<RankedCandidate> = Vec::new();
+    for (alignment, mut group) in by_alignment {
+        let wanted = alignment_quota.saturating_sub(alignment_ranks.seen(alignment));
+        if group.len() > wanted && wanted > 0 {
+            group.select_nth_unstable_by(wanted - 1, order);
+        }
+        group.truncate(wanted);
+        picked.append(&mut group);
+    }
+    picked.sort_unstable_by(order);
+    kept.extend(
+        picked
+            .into_iter()
+            .map(|(&(key, _), cand)| (key, cand, lineage_of(cand))),
+    );
+    kept
 }
 
 /// Keeps the best candidates of a layer as nodes, with their edges, replaying each kept
@@ -1722,73 +1825,59 @@ fn admit(
         candidates,
         offered,
     } = &pending;
-    // Only candidates within the margin are ever kept: they alone are ranked. Equal scores
-    // are ranked by key, so that the beam does not depend on the map's order.
+    // Only candidates within the margin are ever kept: they alone are ranked.
     let top = candidates
         .values()
         .map(|c| c.best)
         .fold(f32::NEG_INFINITY, f32::max);
-    let mut ranked: Vec<(&(u64, u32), &Candidate)> = candidates
+    let mut ranked: Vec<RankedCandidate> = candidates
         .iter()
         .filter(|(_, c)| c.best >= top - margin)
         .collect();
-    ranked.sort_unstable_by(|a, b| b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0)));
-    let list = ranked.into_iter().map(|(&(key, _), cand)| (key, cand));
-    let lineage_of = |lattice: &Lattice, cand: &Candidate| -> [u32; LINEAGE_DEPTHS] {
-        let parent = offered[cand.best_in as usize].src;
-        let mut lineage = [parent; LINEAGE_DEPTHS];
-        for j in 1..LINEAGE_DEPTHS {
-            lineage[j] = lattice.nodes[lineage[j - 1] as usize].lineage[j - 1];
-        }
-        lineage
-    };
-    let mut kept: Vec<(u64, &Candidate, [u32; LINEAGE_DEPTHS])> =
-        Vec::with_capacity(width + config.lineage_extras);
-    let mut seen: rustc_hash::FxHashSet<(usize, u32)> = Default::default();
-    let mut extras = 0;
-    let mut alignment_ranks = AlignmentRanks::default();
-    for (rank, (key, cand)) in list.enumerate() {
-        let lineage = lineage_of(lattice, cand);
-        let mut new_lineage = false;
-        for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
-            new_lineage |= seen.insert((j, *ancestor));
-        }
-        let alignment_rank = if alignment_quota > 0 {
-            alignment_ranks.next(cand.ply, cell as usize)
-        } else {
-            usize::MAX
-        };
-        if rank < width {
-            kept.push((key, cand, lineage));
-        } else if new_lineage && extras < config.lineage_extras {
-            extras += 1;
-            kept.push((key, cand, lineage));
-        } else if alignment_rank < alignment_quota {
-            kept.push((key, cand, lineage));
-        } else if extras >= config.lineage_extras && alignment_quota == 0 {
-            break;
-        }
-    }
-    let mut ids = Vec::with_capacity(kept.len());
-    for (key, cand, lineage) in kept {
-        let id = lattice.nodes.len() as u32;
-        let best_edge = &offered[cand.best_in as usize];
-        let mut pos = lattice.nodes[best_edge.src as usize].pos.clone();
-        let mut last_to = None;
-        for step in best_edge.steps.iter() {
-            pos.play_unchecked(step.m);
-            last_to = Some(step.m.to());
-        }
-        let mut incoming = Vec::new();
-        let mut best_in = None;
-        for (index, edge) in pending.edges_of(cand) {
+    let kept = kept_in_rank_order(
+        lattice,
+        offered,
+        &mut ranked,
+        cell,
+        (width, alignment_quota),
+        config,
+    );
+    // Each kept candidate's board, replayed from its best edge, and its edges within the
+    // margin, side by side; the nodes and edges are then numbered in rank order.
+    let nodes = &lattice.nodes;
+    let built: Vec<(Chess, Option<Square>, Vec<u32>)> = kept
+        .par_iter()
+        .with_min_len(NODES_PER_TASK)
+        .map(|&(_, cand, _)| {
+            let best_edge = &offered[cand.best_in as usize];
+            let mut pos = nodes[best_edge.src as usize].pos.clone();
+            let mut last_to = None;
+            for step in best_edge.steps.iter() {
+                pos.play_unchecked(step.m);
+                last_to = Some(step.m.to());
+            }
             // An edge the layer's margin excludes is dropped, wherever it was offered in the
             // layer's work: which of them a running bound happened to let in depends on the
             // order of the offers, and they carry no mass worth a float.
-            let score = lattice.nodes[edge.src as usize].best + edge.weight;
-            if score < top - margin && index != cand.best_in {
-                continue;
-            }
+            let edges = pending
+                .edges_of(cand)
+                .filter(|&(index, edge)| {
+                    let score = nodes[edge.src as usize].best + edge.weight;
+                    let excluded = score < top - margin && index != cand.best_in;
+                    !excluded
+                })
+                .map(|(index, _)| index)
+                .collect();
+            (pos, last_to, edges)
+        })
+        .collect();
+    let mut ids = Vec::with_capacity(kept.len());
+    for ((key, cand, lineage), (pos, last_to, edges)) in kept.into_iter().zip(built) {
+        let id = lattice.nodes.len() as u32;
+        let mut incoming = Vec::with_capacity(edges.len());
+        let mut best_in = None;
+        for index in edges {
+            let edge = &offered[index as usize];
             let edge_id = lattice.edges.len() as u32;
             lattice.edges.push(Edge {
                 src: edge.src,
@@ -2275,5 +2364,157 @@ mod tests {
         assert!(forward.iter().any(|n| n.3.len() == 1) && forward.iter().any(|n| n.3.len() > 1));
         assert_eq!(forward, backward);
         assert_eq!(forward, shuffled);
+    }
+    /// What [`kept_in_rank_order`] keeps, worked out the plain way: every candidate ranked,
+    /// then taken in order.
+    fn kept_by_full_ranking<'c>(
+        lattice: &Lattice,
+        offered: &[Offered],
+        ranked: &[(&'c (u64, u32), &'c Candidate)],
+        cell: u32,
+        (width, alignment_quota): (usize, usize),
+        config: &DecoderConfig,
+    ) -> Vec<(u64, u32, u32)> {
+        let mut ranked = ranked.to_vec();
+        ranked.sort_unstable_by(|a, b| b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0)));
+        let mut kept = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<(usize, u32)> = Default::default();
+        let mut extras = 0;
+        let mut alignment_ranks = AlignmentRanks::default();
+        for (rank, (&(key, ply), cand)) in ranked.into_iter().enumerate() {
+            let parent = offered[cand.best_in as usize].src;
+            let mut lineage = [parent; LINEAGE_DEPTHS];
+            for j in 1..LINEAGE_DEPTHS {
+                lineage[j] = lattice.nodes[lineage[j - 1] as usize].lineage[j - 1];
+            }
+            let mut new_lineage = false;
+            for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
+                new_lineage |= seen.insert((j, *ancestor));
+            }
+            let alignment_rank = if alignment_quota > 0 {
+                alignment_ranks.next(ply, cell as usize)
+            } else {
+                usize::MAX
+            };
+            let keep = if rank < width {
+                true
+            } else if new_lineage && extras < config.lineage_extras {
+                extras += 1;
+                true
+            } else if alignment_rank < alignment_quota {
+                true
+            } else if extras >= config.lineage_extras && alignment_quota == 0 {
+                break;
+            } else {
+                false
+            };
+            if keep {
+                kept.push((key, ply, lineage[0]));
+            }
+        }
+        kept
+    }
+
+    #[test]
+    fn a_layer_keeps_what_ranking_every_candidate_would_keep() {
+        // A small xorshift: the layers are random but the same from run to run.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = move |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        let node = |lineage: [u32; LINEAGE_DEPTHS]| Node {
+            pos: Chess::default(),
+            key: 0,
+            ply: 0,
+            cell: 0,
+            last_to: None,
+            best: 0.0,
+            best_in: None,
+            incoming: Vec::new(),
+            lineage,
+        };
+        let cell = 20u32;
+        let mut compared = 0;
+        for &count in &[7usize, 60, 900, 6000] {
+            for &(width, extras, quota) in &[
+                (5, 0, 0),
+                (40, 16, 0),
+                (40, 3, 16),
+                (200, 16, 2),
+                (1024, 16, 16),
+                (4096, 0, 16),
+            ] {
+                // Ancestors shared by few or many: lineages new and old.
+                let lattice = Lattice {
+                    nodes: (0..300)
+                        .map(|_| {
+                            let mut lineage = [0; LINEAGE_DEPTHS];
+                            for (j, l) in lineage.iter_mut().enumerate() {
+                                *l = random(4 + 40 * j as u64) as u32;
+                            }
+                            node(lineage)
+                        })
+                        .collect(),
+                    edges: Vec::new(),
+                    finals: Vec::new(),
+                    scored: Caches::default(),
+                };
+                let mut offered = Vec::new();
+                let mut candidates = Vec::new();
+                for _ in 0..count {
+                    // Scores on a coarse grid, so that many tie and the keys decide.
+                    let best = -(random(200) as f32) * 0.25;
+                    let ply = cell + random(5) as u32 - 2;
+                    let key = random(u64::MAX);
+                    candidates.push((
+                        (key, ply),
+                        Candidate {
+                            ply,
+                            best,
+                            best_in: offered.len() as u32,
+                            first: 0,
+                            last: 0,
+                        },
+                    ));
+                    offered.push(Offered {
+                        src: random(300) as u32,
+                        weight: best,
+                        steps: Steps::of(&[]),
+                        next: NO_EDGE,
+                    });
+                }
+                let config = DecoderConfig {
+                    lineage_extras: extras,
+                    ..DecoderConfig::default()
+                };
+                let mut ranked: Vec<(&(u64, u32), &Candidate)> =
+                    candidates.iter().map(|(id, c)| (id, c)).collect();
+                let expected = kept_by_full_ranking(
+                    &lattice,
+                    &offered,
+                    &ranked,
+                    cell,
+                    (width, quota),
+                    &config,
+                );
+                let kept: Vec<(u64, u32, u32)> = kept_in_rank_order(
+                    &lattice,
+                    &offered,
+                    &mut ranked,
+                    cell,
+                    (width, quota),
+                    &config,
+                )
+                .into_iter()
+                .map(|(key, cand, lineage)| (key, cand.ply, lineage[0]))
+                .collect();
+                assert_eq!(kept, expected, "{count} candidates, {width} wide");
+                compared += kept.len();
+            }
+        }
+        assert!(compared > 5_000, "{compared}");
     }
 }
