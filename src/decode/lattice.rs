@@ -1709,6 +1709,94 @@ impl AlignmentRanks {
     }
 }
 
+/// The order a layer's candidates are ranked in: best first, equal scores by key, so that
+/// the beam does not depend on the map's order.
+fn rank_order(a: &RankedCandidate, b: &RankedCandidate) -> std::cmp::Ordering {
+    b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0))
+}
+
+/// The nodes `cand` descends from, its best edge's source first, back [`LINEAGE_DEPTHS`]
+/// layers.
+fn lineage_of(lattice: &Lattice, offered: &[Offered], cand: &Candidate) -> [u32; LINEAGE_DEPTHS] {
+    let parent = offered[cand.best_in as usize].src;
+    let mut lineage = [parent; LINEAGE_DEPTHS];
+    for j in 1..LINEAGE_DEPTHS {
+        lineage[j] = lattice.nodes[lineage[j - 1] as usize].lineage[j - 1];
+    }
+    lineage
+}
+
+/// What [`KeepRule::verdict`] says of a candidate.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    Keep,
+    Pass,
+    /// Pass it and every candidate after it.
+    Stop,
+}
+
+/// Which of a layer's candidates, taken in rank order, [`admit`] keeps: the `width` best;
+/// then the first `config.lineage_extras` of a lineage not seen yet (from depth
+/// `config.lineage_from`); and the first `alignment_quota` of each alignment.
+struct KeepRule<'a> {
+    config: &'a DecoderConfig,
+    cell: usize,
+    width: usize,
+    alignment_quota: usize,
+    seen: rustc_hash::FxHashSet<(usize, u32)>,
+    extras: usize,
+    alignment_ranks: AlignmentRanks,
+}
+
+impl<'a> KeepRule<'a> {
+    fn new(
+        cell: usize,
+        (width, alignment_quota): (usize, usize),
+        config: &'a DecoderConfig,
+    ) -> Self {
+        KeepRule {
+            config,
+            cell,
+            width,
+            alignment_quota,
+            seen: Default::default(),
+            extras: 0,
+            alignment_ranks: AlignmentRanks::default(),
+        }
+    }
+
+    /// The verdict on the candidate of rank `rank` (every better one was judged before it),
+    /// `ply` plies played, descending from `lineage`.
+    fn verdict(&mut self, rank: usize, ply: u32, lineage: &[u32; LINEAGE_DEPTHS]) -> Verdict {
+        let mut new_lineage = false;
+        for (j, ancestor) in lineage.iter().enumerate().skip(self.config.lineage_from) {
+            new_lineage |= self.seen.insert((j, *ancestor));
+        }
+        let alignment_rank = if self.alignment_quota > 0 {
+            self.alignment_ranks.next(ply, self.cell)
+        } else {
+            usize::MAX
+        };
+        if rank < self.width {
+            Verdict::Keep
+        } else if new_lineage && !self.extras_taken() {
+            self.extras += 1;
+            Verdict::Keep
+        } else if alignment_rank < self.alignment_quota {
+            Verdict::Keep
+        } else if self.extras_taken() && self.alignment_quota == 0 {
+            Verdict::Stop
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    /// Whether every lineage extra is taken.
+    fn extras_taken(&self) -> bool {
+        self.extras >= self.config.lineage_extras
+    }
+}
+
 /// A candidate of a layer and its map key (zobrist key, plies played).
 type RankedCandidate<'c> = (&'c (u64, u32), &'c Candidate);
 
@@ -1726,22 +1814,9 @@ fn kept_in_rank_order<'c>(
     (width, alignment_quota): (usize, usize),
     config: &DecoderConfig,
 ) -> Vec<(u64, &'c Candidate, [u32; LINEAGE_DEPTHS])> {
-    // Equal scores are ranked by key, so that the beam does not depend on the map's order.
-    let order =
-        |a: &RankedCandidate, b: &RankedCandidate| b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0));
-    let lineage_of = |cand: &Candidate| -> [u32; LINEAGE_DEPTHS] {
-        let parent = offered[cand.best_in as usize].src;
-        let mut lineage = [parent; LINEAGE_DEPTHS];
-        for j in 1..LINEAGE_DEPTHS {
-            lineage[j] = lattice.nodes[lineage[j - 1] as usize].lineage[j - 1];
-        }
-        lineage
-    };
     let mut kept: Vec<(u64, &Candidate, [u32; LINEAGE_DEPTHS])> =
         Vec::with_capacity(width + config.lineage_extras);
-    let mut seen: rustc_hash::FxHashSet<(usize, u32)> = Default::default();
-    let mut extras = 0;
-    let mut alignment_ranks = AlignmentRanks::default();
+    let mut rule = KeepRule::new(cell as usize, (width, alignment_quota), config);
     let mut sorted = 0;
     let mut slice = width + 4 * config.lineage_extras + 64;
     while sorted < ranked.len() {
@@ -1749,34 +1824,20 @@ fn kept_in_rank_order<'c>(
         let whole = ranked.len();
         let rest = &mut ranked[sorted..];
         if end < whole {
-            rest.select_nth_unstable_by(end - sorted - 1, order);
+            rest.select_nth_unstable_by(end - sorted - 1, rank_order);
         }
-        rest[..end - sorted].sort_unstable_by(order);
+        rest[..end - sorted].sort_unstable_by(rank_order);
         for (rank, &(&(key, ply), cand)) in (sorted..end).zip(&ranked[sorted..end]) {
-            let lineage = lineage_of(cand);
-            let mut new_lineage = false;
-            for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
-                new_lineage |= seen.insert((j, *ancestor));
-            }
-            let alignment_rank = if alignment_quota > 0 {
-                alignment_ranks.next(ply, cell as usize)
-            } else {
-                usize::MAX
-            };
-            if rank < width {
-                kept.push((key, cand, lineage));
-            } else if new_lineage && extras < config.lineage_extras {
-                extras += 1;
-                kept.push((key, cand, lineage));
-            } else if alignment_rank < alignment_quota {
-                kept.push((key, cand, lineage));
-            } else if extras >= config.lineage_extras && alignment_quota == 0 {
-                return kept;
+            let lineage = lineage_of(lattice, offered, cand);
+            match rule.verdict(rank, ply, &lineage) {
+                Verdict::Keep => kept.push((key, cand, lineage)),
+                Verdict::Pass => {}
+                Verdict::Stop => return kept,
             }
         }
         sorted = end;
         slice *= 2;
-        if sorted >= width && extras >= config.lineage_extras && alignment_quota > 0 {
+        if sorted >= width && rule.extras_taken() && alignment_quota > 0 {
             break;
         }
     }
@@ -1791,18 +1852,18 @@ fn kept_in_rank_order<'c>(
     }
     let mut picked: Vec<RankedCandidate> = Vec::new();
     for (alignment, mut group) in by_alignment {
-        let wanted = alignment_quota.saturating_sub(alignment_ranks.seen(alignment));
+        let wanted = alignment_quota.saturating_sub(rule.alignment_ranks.seen(alignment));
         if group.len() > wanted && wanted > 0 {
-            group.select_nth_unstable_by(wanted - 1, order);
+            group.select_nth_unstable_by(wanted - 1, rank_order);
         }
         group.truncate(wanted);
         picked.append(&mut group);
     }
-    picked.sort_unstable_by(order);
+    picked.sort_unstable_by(rank_order);
     kept.extend(
         picked
             .into_iter()
-            .map(|(&(key, _), cand)| (key, cand, lineage_of(cand))),
+            .map(|(&(key, _), cand)| (key, cand, lineage_of(lattice, offered, cand))),
     );
     kept
 }
@@ -2366,50 +2427,25 @@ mod tests {
         assert_eq!(forward, shuffled);
     }
     /// What [`kept_in_rank_order`] keeps, worked out the plain way: every candidate ranked,
-    /// then taken in order.
+    /// then judged in order.
     fn kept_by_full_ranking<'c>(
         lattice: &Lattice,
         offered: &[Offered],
-        ranked: &[(&'c (u64, u32), &'c Candidate)],
+        ranked: &[RankedCandidate<'c>],
         cell: u32,
         (width, alignment_quota): (usize, usize),
         config: &DecoderConfig,
     ) -> Vec<(u64, u32, u32)> {
         let mut ranked = ranked.to_vec();
-        ranked.sort_unstable_by(|a, b| b.1.best.total_cmp(&a.1.best).then(a.0.cmp(b.0)));
+        ranked.sort_unstable_by(rank_order);
+        let mut rule = KeepRule::new(cell as usize, (width, alignment_quota), config);
         let mut kept = Vec::new();
-        let mut seen: rustc_hash::FxHashSet<(usize, u32)> = Default::default();
-        let mut extras = 0;
-        let mut alignment_ranks = AlignmentRanks::default();
         for (rank, (&(key, ply), cand)) in ranked.into_iter().enumerate() {
-            let parent = offered[cand.best_in as usize].src;
-            let mut lineage = [parent; LINEAGE_DEPTHS];
-            for j in 1..LINEAGE_DEPTHS {
-                lineage[j] = lattice.nodes[lineage[j - 1] as usize].lineage[j - 1];
-            }
-            let mut new_lineage = false;
-            for (j, ancestor) in lineage.iter().enumerate().skip(config.lineage_from) {
-                new_lineage |= seen.insert((j, *ancestor));
-            }
-            let alignment_rank = if alignment_quota > 0 {
-                alignment_ranks.next(ply, cell as usize)
-            } else {
-                usize::MAX
-            };
-            let keep = if rank < width {
-                true
-            } else if new_lineage && extras < config.lineage_extras {
-                extras += 1;
-                true
-            } else if alignment_rank < alignment_quota {
-                true
-            } else if extras >= config.lineage_extras && alignment_quota == 0 {
-                break;
-            } else {
-                false
-            };
-            if keep {
-                kept.push((key, ply, lineage[0]));
+            let lineage = lineage_of(lattice, offered, cand);
+            match rule.verdict(rank, ply, &lineage) {
+                Verdict::Keep => kept.push((key, ply, lineage[0])),
+                Verdict::Pass => {}
+                Verdict::Stop => break,
             }
         }
         kept
