@@ -973,17 +973,7 @@ fn run_search<E: CellEvidence>(
         finals: Vec::new(),
         scored: Caches::default(),
     };
-    lattice.nodes.push(Node {
-        pos: start.clone(),
-        key: zobrist(start),
-        ply: 0,
-        cell: 0,
-        last_to: None,
-        best: 0.0,
-        best_in: None,
-        incoming: Vec::new(),
-        lineage: [0; LINEAGE_DEPTHS],
-    });
+    lattice.nodes.push(Node::start(start));
     let mut layer: Vec<u32> = vec![0];
     // Cells no move fits better than random writing: the prior alone ranks what follows, so the
     // next layer keeps more hypotheses until a readable cell decides between them.
@@ -1967,6 +1957,23 @@ fn admit(
     ids
 }
 
+impl Node {
+    /// The node a search starts from: `start` before any cell is read.
+    fn start(start: &Chess) -> Node {
+        Node {
+            pos: start.clone(),
+            key: zobrist(start),
+            ply: 0,
+            cell: 0,
+            last_to: None,
+            best: 0.0,
+            best_in: None,
+            incoming: Vec::new(),
+            lineage: [0; LINEAGE_DEPTHS],
+        }
+    }
+}
+
 impl Lattice {
     /// Forward and backward log-masses of every node with edge weights scaled by
     /// `temperature`, and the log of the total mass of complete paths. In f64: a long game sums
@@ -2357,15 +2364,8 @@ mod tests {
         let config = DecoderConfig::default();
         let mut lattice = Lattice {
             nodes: vec![Node {
-                pos: Chess::default(),
-                key: zobrist(&Chess::default()),
-                ply: 0,
-                cell: 0,
-                last_to: None,
                 best: -1.0,
-                best_in: None,
-                incoming: Vec::new(),
-                lineage: [0; LINEAGE_DEPTHS],
+                ..Node::start(&Chess::default())
             }],
             edges: Vec::new(),
             finals: Vec::new(),
@@ -2462,15 +2462,8 @@ mod tests {
             state % below
         };
         let node = |lineage: [u32; LINEAGE_DEPTHS]| Node {
-            pos: Chess::default(),
-            key: 0,
-            ply: 0,
-            cell: 0,
-            last_to: None,
-            best: 0.0,
-            best_in: None,
-            incoming: Vec::new(),
             lineage,
+            ..Node::start(&Chess::default())
         };
         let cell = 20u32;
         let mut compared = 0;
