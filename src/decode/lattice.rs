@@ -1685,15 +1685,20 @@ impl<'a, E: CellEvidence> Search<'a, E> {
 #[derive(Default)]
 struct AlignmentRanks(HashMap<i64, usize>);
 
+/// The alignment of a node at `ply` after `cell` cells: plies played minus cells read.
+fn alignment_of(ply: u32, cell: usize) -> i64 {
+    ply as i64 - cell as i64
+}
+
 impl AlignmentRanks {
     /// The rank of a node at `ply` after `cell` cells among those of its alignment seen so far.
     fn next(&mut self, ply: u32, cell: usize) -> usize {
-        let seen = self.0.entry(ply as i64 - cell as i64).or_insert(0);
+        let seen = self.0.entry(alignment_of(ply, cell)).or_insert(0);
         *seen += 1;
         *seen - 1
     }
 
-    /// How many of alignment `alignment` (plies played minus cells read) were counted.
+    /// How many of alignment `alignment` ([`alignment_of`]) were counted.
     fn seen(&self, alignment: i64) -> usize {
         self.0.get(&alignment).copied().unwrap_or(0)
     }
@@ -1836,7 +1841,7 @@ fn kept_in_rank_order<'c>(
     let mut by_alignment: HashMap<i64, Vec<RankedCandidate>> = HashMap::default();
     for &(id, cand) in &ranked[sorted..] {
         by_alignment
-            .entry(cand.ply as i64 - cell as i64)
+            .entry(alignment_of(cand.ply, cell as usize))
             .or_default()
             .push((id, cand));
     }
