@@ -156,8 +156,9 @@ pub struct DecoderConfig {
     /// are escalated (`rescue_escalation_width`); the best reading wins. Negative: only the
     /// best is.
     pub rescue_finalists_within: f32,
-    /// A third search, `rescue_escalation_width` wide, where the rescue's best path still
-    /// struggles in at least `rescue_escalation_troubled` cells (0: never). A hard hand
+    /// A third search, `rescue_escalation_width` wide, where the rescue found a likelier game
+    /// than the first search and that game's path still struggles in at least
+    /// `rescue_escalation_troubled` cells (0: never). A hard hand
     /// leaves a thousand worlds within a few nats of each other early in the game, and the
     /// true one, ten nats behind there, is pruned before the cells that prove it come.
     pub rescue_escalation_troubled: usize,
@@ -557,11 +558,11 @@ fn decode_any_language<E: CellEvidence>(
         .max(1);
     decoded.truncate(close);
     // Rescues are the slow part of a hard sheet: the finalists' rescues run side by side.
-    let mut rescued: Vec<(Lattice, &'static Language)> = decoded
+    let mut rescued: Vec<(lattice::Rescued, &'static Language)> = decoded
         .into_par_iter()
         .map(|(lattice, lang)| {
-            let lattice = lattice::rescued_once(lattice, cells, &start.position, lang, config);
-            (lattice, lang)
+            let rescued = lattice::rescued_once(lattice, cells, &start.position, lang, config);
+            (rescued, lang)
         })
         .collect();
     // The widest search only for the finalists still close to the best rescued reading: it
@@ -569,14 +570,14 @@ fn decode_any_language<E: CellEvidence>(
     // by it (the same moves on seeds 99-102; an Estonian sheet 19 -> 14 s).
     let rescued_best = rescued
         .iter()
-        .map(|(l, _)| l.best_score())
+        .map(|(r, _)| r.lattice.best_score())
         .fold(f32::NEG_INFINITY, f32::max);
     let within = config.rescue_finalists_within.max(0.0);
-    rescued.retain(|(l, _)| l.best_score() >= rescued_best - within);
+    rescued.retain(|(r, _)| r.lattice.best_score() >= rescued_best - within);
     let rescued: Vec<(Lattice, &'static Language)> = rescued
         .into_par_iter()
-        .map(|(lattice, lang)| {
-            let lattice = lattice::escalated(lattice, cells, &start.position, lang, config);
+        .map(|(rescued, lang)| {
+            let lattice = lattice::escalated(rescued, cells, &start.position, lang, config);
             (lattice, lang)
         })
         .collect();
