@@ -328,6 +328,32 @@ fn json_follows_the_contract() {
 }
 
 #[test]
+fn a_move_the_board_forces_but_the_player_wrote_otherwise_is_flagged_and_says_why() {
+    // White's only legal move is Kg1; the player wrote a queen move White cannot make.
+    let start = StartPosition::from_fen("k7/8/8/8/8/8/r7/7K w - - 0 1").unwrap();
+    let game = decode(
+        &cells(&["Qd8", "Kb8"]),
+        &start,
+        english(),
+        &DecoderConfig::default(),
+    );
+    let sans: Vec<&str> = game.moves.iter().map(|m| m.san.as_str()).collect();
+    assert_eq!(sans, ["Kg1", "Kb8"]);
+    let (forced, reply) = (&game.moves[0], &game.moves[1]);
+    assert_eq!(forced.written.as_deref(), Some("Qd8"));
+    assert!(!forced.written_fits && forced.flagged);
+    assert!(reply.written_fits && !reply.flagged);
+    let pgn = to_pgn(&game, &PgnTags::default());
+    assert!(
+        pgn.contains("written \"Qd8\", which does not read as this move"),
+        "{pgn}"
+    );
+    let json = to_json(&game, &PgnTags::default());
+    assert_eq!(json["moves"][0]["written_fits"], false);
+    assert_eq!(json["moves"][1]["written_fits"], true);
+}
+
+#[test]
 fn confidence_is_honest_on_an_unreadable_cell() {
     let start = StartPosition::standard();
     let game = decode(

@@ -379,8 +379,13 @@ pub struct DecodedMove {
     /// Posterior probability that this is the move played at this ply.
     pub confidence: f32,
     pub alternatives: Vec<Alternative>,
-    /// Needs an arbiter's look: low confidence, a slip, or an unreadable cell.
+    /// Needs an arbiter's look: low confidence, a slip, an unreadable cell, or a cell that
+    /// does not read as the move (`written_fits`).
     pub flagged: bool,
+    /// What was read in the move's cell fits the move (a log-likelihood of at least
+    /// `DecoderConfig::flag_fit_below` a reading); false where the player wrote another move
+    /// than the one played, or the cell was misread. True for a move the player did not write.
+    pub written_fits: bool,
     pub kind: StepKind,
     /// The player wrote `(=)` with this move.
     pub draw_offer: bool,
@@ -794,6 +799,7 @@ fn game_from_lattice<E: CellEvidence>(
             }
             let evidence = cell.map(|c| &cells[c]);
             let unreadable = evidence.is_some_and(|ev| ev.is_illegible());
+            let written_fits = evidence.is_none_or(|ev| !config.misfits(step.fit, ev.readings()));
             moves.push(DecodedMove {
                 ply: ply + 1,
                 san,
@@ -805,7 +811,8 @@ fn game_from_lattice<E: CellEvidence>(
                 flagged: confidence < config.flag_below
                     || step.kind != StepKind::Written
                     || unreadable
-                    || config.misfits(step.fit, evidence.map_or(1, |ev| ev.readings())),
+                    || !written_fits,
+                written_fits,
                 kind: step.kind,
                 draw_offer: evidence.is_some_and(|ev| ev.draw_offer()),
             });

@@ -252,6 +252,7 @@ mod tests {
                     confidence: 1.0,
                     alternatives: Vec::new(),
                     flagged: i < flagged,
+                    written_fits: true,
                     kind: StepKind::Written,
                     draw_offer: false,
                 }

@@ -52,8 +52,13 @@ pub fn review_note(m: &DecodedMove) -> String {
     if let Some(w) = &m.written {
         if w.trim().is_empty() || w.trim() == "?" {
             parts.push("cell unreadable".to_string());
-        } else {
+        } else if m.written_fits {
             parts.push(format!("written \"{}\"", w.trim()));
+        } else {
+            parts.push(format!(
+                "written \"{}\", which does not read as this move",
+                w.trim()
+            ));
         }
     }
     parts.push(format!("confidence {}", percent(m.confidence)));
@@ -175,7 +180,7 @@ fn kind_name(kind: StepKind) -> &'static str {
 }
 
 /// One move as JSON: `ply, san, uci, written, confidence, alternatives, flagged` (the contract)
-/// plus `cell`, `kind`, `draw_offer`.
+/// plus `written_fits`, `cell`, `kind`, `draw_offer`.
 pub fn move_json(m: &DecodedMove) -> Value {
     json!({
         "ply": m.ply,
@@ -187,6 +192,7 @@ pub fn move_json(m: &DecodedMove) -> Value {
             .map(|a| json!({"san": a.san, "confidence": round3(a.confidence)}))
             .collect::<Vec<_>>(),
         "flagged": m.flagged,
+        "written_fits": m.written_fits,
         "cell": m.cell,
         "kind": kind_name(m.kind),
         "draw_offer": m.draw_offer,
