@@ -654,3 +654,27 @@ fn two_unread_cells_in_a_row_keep_enough_of_their_pairs() {
     eprintln!("pairs of blank cells: {right_one} -> {right_grown} of {total} plies right");
     assert!(right_grown > right_one, "{right_one} -> {right_grown}");
 }
+
+#[test]
+fn a_blank_cell_whose_move_shows_plies_later_is_reconsidered() {
+    // 2.Bc4 left unreadable: the prior prefers 2.Nf3 there, and a one-wide beam keeps only
+    // that; 3.Bxf7+ needs the bishop on c4. Reconsidering the blank cell when 3.Bxf7+ fits
+    // nothing finds it, the moves between replayed.
+    let narrow = DecoderConfig {
+        beam_width: 1,
+        wide_beam_width: 1,
+        lineage_extras: 0,
+        rescue_beam_width: 0,
+        ..DecoderConfig::default()
+    };
+    let transcript = cells(&["e4", "e5", "?", "Nc6", "Bxf7+", "Ke7"]);
+    let start = StartPosition::standard();
+    let without = decode(&transcript, &start, english(), &narrow);
+    assert_ne!(sans(&without)[2], "Bc4", "{:?}", sans(&without));
+    let with = DecoderConfig {
+        blank_lookback: 8,
+        ..narrow
+    };
+    let game = decode(&transcript, &start, english(), &with);
+    assert_eq!(sans(&game), ["e4", "e5", "Bc4", "Nc6", "Bxf7+", "Ke7"]);
+}

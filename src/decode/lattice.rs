@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, MoveList, Position, Square};
 use std::collections::hash_map::Entry;
+use std::sync::Arc;
 
 use super::book::OpeningBook;
 use super::evidence::CellEvidence;
@@ -38,23 +39,41 @@ pub(crate) struct Step {
     pub fit: f32,
 }
 
-/// The one to four moves of an edge, inline so that offering a candidate allocates nothing.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Steps {
-    items: [Option<Step>; 4],
+/// The moves of an edge: up to four inline, so that offering a candidate allocates nothing,
+/// and the rare longer chain (a blank cell's move reconsidered, with the moves replayed after
+/// it: [`Search::reconsider_blank`]) shared on the heap.
+#[derive(Debug, Clone)]
+pub(crate) enum Steps {
+    Inline([Option<Step>; INLINE_STEPS]),
+    Chain(Arc<[Step]>),
 }
+
+/// How many steps an edge holds without allocating.
+const INLINE_STEPS: usize = 4;
 
 impl Steps {
     fn of(steps: &[Step]) -> Steps {
-        let mut items = [None; 4];
+        if steps.len() > INLINE_STEPS {
+            return Steps::Chain(steps.into());
+        }
+        let mut items = [None; INLINE_STEPS];
         for (slot, step) in items.iter_mut().zip(steps) {
             *slot = Some(*step);
         }
-        Steps { items }
+        Steps::Inline(items)
+    }
+
+    /// The inline steps (`None` past the last) and the heap chain; one of them is empty.
+    fn parts(&self) -> (&[Option<Step>], &[Step]) {
+        match self {
+            Steps::Inline(items) => (items, &[]),
+            Steps::Chain(chain) => (&[], chain),
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Step> {
-        self.items.iter().map_while(Option::as_ref)
+        let (inline, chain) = self.parts();
+        inline.iter().map_while(Option::as_ref).chain(chain.iter())
     }
 
     pub fn len(&self) -> usize {
@@ -62,12 +81,23 @@ impl Steps {
     }
 
     fn first(&self) -> Option<&Step> {
-        self.items[0].as_ref()
+        self.iter().next()
     }
 
     fn set_last_fit(&mut self, fit: f32) {
-        if let Some(last) = self.items.iter_mut().rev().find_map(Option::as_mut) {
-            last.fit = fit;
+        match self {
+            Steps::Inline(items) => {
+                if let Some(last) = items.iter_mut().rev().find_map(Option::as_mut) {
+                    last.fit = fit;
+                }
+            }
+            Steps::Chain(chain) => {
+                let mut steps = chain.to_vec();
+                if let Some(last) = steps.last_mut() {
+                    last.fit = fit;
+                }
+                *chain = steps.into();
+            }
         }
     }
 }
@@ -504,6 +534,7 @@ struct Worked {
 /// `repair`: try the other slips.
 struct SlipWork {
     rank: usize,
+    best_fit: f32,
     fits_nothing: bool,
     junk_cell: bool,
     repair: bool,
@@ -519,6 +550,10 @@ fn slip_piece_len(items: usize) -> usize {
         .div_ceil(rayon::current_num_threads() * SLIP_CHUNKS_PER_THREAD)
         .max(1)
 }
+
+/// How much better (nats) a move must fit a badly fitting cell, once a blank cell's move is
+/// changed, for the chain to be played out ([`Search::reconsider_blank`]).
+const BLANK_GAIN: f32 = 1.0;
 
 /// How many nodes' moves one rayon task generates.
 const NODES_PER_TASK: usize = 4;
@@ -1119,6 +1154,7 @@ fn run_search<E: CellEvidence>(
             if repair || junk_cell {
                 slip_work.push(SlipWork {
                     rank,
+                    best_fit,
                     fits_nothing,
                     junk_cell,
                     repair,
@@ -1150,6 +1186,7 @@ fn run_search<E: CellEvidence>(
                     let fits_nothing = work.fits_nothing
                         && task.best_opponent_fit(&node.pos, cell) < config.repair_below;
                     task.repair(node_id, node, kids, cell, !fits_nothing);
+                    task.reconsider_blank(&lattice, node, cell, work.best_fit);
                     repaired.push((work.rank, fits_nothing));
                 }
                 (task.into_worked(), repaired)
@@ -1656,6 +1693,160 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         }
     }
 
+    /// Reconsiders the blank cells on `node`'s path, whose move at `cell` fits badly (its
+    /// best `best_fit`): for each blank or illegible cell among the last
+    /// `config.blank_lookback` cells of its best path (one written move a cell), every other
+    /// move there is tried with the moves after it replayed as they were, and where that lets
+    /// a move fit `cell` better, the chain is offered from the node before the blank cell
+    /// ([`Search::replay_chain`]). At a blank cell every move fits alike and the beam keeps
+    /// them by the prior alone; the move the player made may show only plies later (a rook
+    /// to c8 that a later `Tc4` needs), long after it was pruned.
+    fn reconsider_blank(&mut self, lattice: &Lattice, node: &Node, cell: usize, best_fit: f32) {
+        let lookback = self.config.blank_lookback;
+        if lookback == 0 {
+            return;
+        }
+        let cells = self.scorer.cells;
+        // The path back, newest edge first, and where on it a blank cell was read.
+        let mut path: Vec<&Edge> = Vec::new();
+        let mut blanks: Vec<usize> = Vec::new();
+        let mut at = node;
+        while path.len() < lookback {
+            let Some(edge) = at.best_in.map(|e| &lattice.edges[e as usize]) else {
+                break;
+            };
+            let Some(&Step {
+                cell: Some(step_cell),
+                kind: StepKind::Written,
+                ..
+            }) = edge.steps.first()
+            else {
+                break;
+            };
+            if edge.steps.len() != 1 {
+                break;
+            }
+            path.push(edge);
+            if cells[step_cell as usize].is_illegible() {
+                blanks.push(path.len() - 1);
+            }
+            at = &lattice.nodes[edge.src as usize];
+        }
+        for blank in blanks {
+            let edge = path[blank];
+            let ancestor = &lattice.nodes[edge.src as usize];
+            let Some(&Step {
+                m: made,
+                cell: Some(blank_cell),
+                ..
+            }) = edge.steps.first()
+            else {
+                continue;
+            };
+            let replayed: Vec<(Move, usize)> = path[..blank]
+                .iter()
+                .rev()
+                .filter_map(|e| e.steps.first().and_then(|s| Some((s.m, s.cell? as usize))))
+                .collect();
+            for other in self.children(&ancestor.pos, ancestor.last_to, ancestor.ply) {
+                if other.m == made
+                    || !self
+                        .pending
+                        .may_enter(cell + 1, ancestor.best + other.log_prior)
+                {
+                    continue;
+                }
+                // Cheap first: the moves after it still legal, and a move then fits `cell`
+                // better than any did.
+                let mut pos = after(&ancestor.pos, other.m);
+                let replays = replayed.iter().all(|&(m, _)| {
+                    let legal = pos.is_legal(m);
+                    if legal {
+                        pos.play_unchecked(m);
+                    }
+                    legal
+                });
+                if !replays {
+                    continue;
+                }
+                let (_, kids) = unpriced_children(&pos);
+                let fits_better = kids
+                    .iter()
+                    .any(|kid| self.scorer.score(cell, &kid.facts) > best_fit + BLANK_GAIN);
+                if fits_better {
+                    self.replay_chain(
+                        edge.src,
+                        ancestor,
+                        &other,
+                        blank_cell as usize,
+                        &replayed,
+                        cell,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Offers to the layer after `cell` the chain from `src` that reads `first` from the blank
+    /// `blank_cell`, then `replayed` (each move with its cell), then the moves that fit `cell`
+    /// best, each scored as the search scores it.
+    fn replay_chain(
+        &mut self,
+        src_id: u32,
+        src: &Node,
+        first: &Child,
+        blank_cell: usize,
+        replayed: &[(Move, usize)],
+        cell: usize,
+    ) {
+        let settled = settle(&src.pos, src.key, first);
+        let fit = self.scorer.score(blank_cell, &settled.facts);
+        let mut w = first.log_prior + fit;
+        let mut chain = vec![Step {
+            m: first.m,
+            cell: Some(blank_cell as u32),
+            kind: StepKind::Written,
+            fit,
+        }];
+        let (mut pos, mut key, mut last_to) = (settled.pos, settled.key, first.m.to());
+        for &(m, at) in replayed {
+            if !self.pending.may_enter(cell + 1, src.best + w) {
+                return;
+            }
+            let ply = src.ply + chain.len() as u32;
+            let kids = self.children(&pos, Some(last_to), ply);
+            let Some(kid) = kids.iter().find(|kid| kid.m == m) else {
+                return;
+            };
+            let settled = settle(&pos, key, kid);
+            let fit = self.scorer.score(at, &settled.facts);
+            w += kid.log_prior + fit;
+            chain.push(Step {
+                m,
+                cell: Some(at as u32),
+                kind: StepKind::Written,
+                fit,
+            });
+            (pos, key, last_to) = (settled.pos, settled.key, m.to());
+        }
+        let ply = src.ply + chain.len() as u32;
+        let kids =
+            self.children_that_may_enter(&pos, Some(last_to), ply, cell + 1, src.best, w, cell);
+        let best = self.best_fits((&pos, key), &kids, cell, self.config.swap_candidates);
+        for (fit, kid, _, kid_key) in best {
+            let mut steps = chain.clone();
+            steps.push(Step {
+                m: kid.m,
+                cell: Some(cell as u32),
+                kind: StepKind::Written,
+                fit,
+            });
+            let weight = w + kid.log_prior + fit;
+            self.pending
+                .offer(cell + 1, src_id, src.best, weight, &steps, kid_key, ply + 1);
+        }
+    }
+
     /// How well the best move of the side not to move in `pos` fits `cell`.
     fn best_opponent_fit(&mut self, pos: &Chess, cell: usize) -> f32 {
         let Ok(swapped) = pos.clone().swap_turn() else {
@@ -1962,7 +2153,7 @@ fn admit(
                 src: edge.src,
                 dst: id,
                 weight: edge.weight,
-                steps: edge.steps,
+                steps: edge.steps.clone(),
             });
             incoming.push(edge_id);
             if index == cand.best_in {
@@ -2266,6 +2457,36 @@ mod tests {
             .iter()
             .map(|t| CtcCell::new(read_as(&charset, t, 0.6)))
             .collect()
+    }
+
+    #[test]
+    fn a_long_chain_of_steps_reads_back_in_order_and_costs_an_edge_no_more_room() {
+        // Every offer and edge carries its steps: the heap form for the rare long chain must
+        // not make the inline form larger.
+        assert_eq!(
+            std::mem::size_of::<Steps>(),
+            std::mem::size_of::<[Option<Step>; INLINE_STEPS]>()
+        );
+        let pos = Chess::default();
+        let steps: Vec<Step> = pos
+            .legal_moves()
+            .iter()
+            .take(7)
+            .enumerate()
+            .map(|(i, &m)| written(m, i, StepKind::Written))
+            .collect();
+        for len in [0, 1, 4, 5, 7] {
+            let mut kept = Steps::of(&steps[..len]);
+            assert_eq!(kept.len(), len);
+            let moves: Vec<Move> = kept.iter().map(|s| s.m).collect();
+            let wanted: Vec<Move> = steps[..len].iter().map(|s| s.m).collect();
+            assert_eq!(moves, wanted);
+            kept.set_last_fit(-2.5);
+            if len > 0 {
+                assert_eq!(kept.iter().last().map(|s| s.fit), Some(-2.5));
+                assert_eq!(kept.first().map(|s| s.m), Some(steps[0].m));
+            }
+        }
     }
 
     #[test]
