@@ -1789,7 +1789,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
 
     /// Offers to the layer after `cell` the chain from `src` that reads `first` from the blank
     /// `blank_cell`, then `replayed` (each move with its cell), then the moves that fit `cell`
-    /// best, each scored as the search scores it.
+    /// best ([`Search::rewrite_cells`]), each scored as the search scores it.
     fn replay_chain(
         &mut self,
         src_id: u32,
@@ -1829,22 +1829,8 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             });
             (pos, key, last_to) = (settled.pos, settled.key, m.to());
         }
-        let ply = src.ply + chain.len() as u32;
-        let kids =
-            self.children_that_may_enter(&pos, Some(last_to), ply, cell + 1, src.best, w, cell);
-        let best = self.best_fits((&pos, key), &kids, cell, self.config.swap_candidates);
-        for (fit, kid, _, kid_key) in best {
-            let mut steps = chain.clone();
-            steps.push(Step {
-                m: kid.m,
-                cell: Some(cell as u32),
-                kind: StepKind::Written,
-                fit,
-            });
-            let weight = w + kid.log_prior + fit;
-            self.pending
-                .offer(cell + 1, src_id, src.best, weight, &steps, kid_key, ply + 1);
-        }
+        // The move at `cell` itself, as after a skipped move's rewritten cells.
+        self.rewrite_cells(src_id, src, &chain, w, (&pos, key), last_to, cell, cell);
     }
 
     /// How well the best move of the side not to move in `pos` fits `cell`.
