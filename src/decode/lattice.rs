@@ -1707,15 +1707,15 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             return;
         }
         let cells = self.scorer.cells;
-        // The path back, newest edge first, and where on it a blank cell was read.
-        let mut path: Vec<&Edge> = Vec::new();
-        let mut blanks: Vec<usize> = Vec::new();
+        // The path back, newest move first: the node before each move, the move, its cell.
+        let mut path: Vec<(u32, Move, usize)> = Vec::new();
         let mut at = node;
         while path.len() < lookback {
             let Some(edge) = at.best_in.map(|e| &lattice.edges[e as usize]) else {
                 break;
             };
             let Some(&Step {
+                m,
                 cell: Some(step_cell),
                 kind: StepKind::Written,
                 ..
@@ -1726,27 +1726,18 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             if edge.steps.len() != 1 {
                 break;
             }
-            path.push(edge);
-            if cells[step_cell as usize].is_illegible() {
-                blanks.push(path.len() - 1);
-            }
+            path.push((edge.src, m, step_cell as usize));
             at = &lattice.nodes[edge.src as usize];
         }
-        for blank in blanks {
-            let edge = path[blank];
-            let ancestor = &lattice.nodes[edge.src as usize];
-            let Some(&Step {
-                m: made,
-                cell: Some(blank_cell),
-                ..
-            }) = edge.steps.first()
-            else {
+        for (blank, &(ancestor_id, made, blank_cell)) in path.iter().enumerate() {
+            if !cells[blank_cell].is_illegible() {
                 continue;
-            };
+            }
+            let ancestor = &lattice.nodes[ancestor_id as usize];
             let replayed: Vec<(Move, usize)> = path[..blank]
                 .iter()
                 .rev()
-                .filter_map(|e| e.steps.first().and_then(|s| Some((s.m, s.cell? as usize))))
+                .map(|&(_, m, c)| (m, c))
                 .collect();
             for other in self.children(&ancestor.pos, ancestor.last_to, ancestor.ply) {
                 if other.m == made
@@ -1774,14 +1765,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                     .iter()
                     .any(|kid| self.scorer.score(cell, &kid.facts) > best_fit + BLANK_GAIN);
                 if fits_better {
-                    self.replay_chain(
-                        edge.src,
-                        ancestor,
-                        &other,
-                        blank_cell as usize,
-                        &replayed,
-                        cell,
-                    );
+                    self.replay_chain(ancestor_id, ancestor, &other, blank_cell, &replayed, cell);
                 }
             }
         }
