@@ -84,18 +84,9 @@ fn attacker_value(role: Role) -> f32 {
     }
 }
 
-/// The pieces of `board` other than kings whose value passes `keep`.
-fn worth(board: &shakmaty::Board, keep: impl Fn(f32) -> bool) -> Bitboard {
-    [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-    ]
-    .into_iter()
-    .filter(|&role| keep(value(role)))
-    .fold(Bitboard::EMPTY, |all, role| all | board.by_role(role))
+/// Index of `role` in the tables of [`AttackMap`].
+fn role_index(role: Role) -> usize {
+    role as usize - 1
 }
 
 /// Who attacks each square of a position: how many pieces of the side to move and of the
@@ -106,6 +97,10 @@ pub struct AttackMap {
     ours: [u8; 64],
     theirs: [u8; 64],
     their_least: [f32; 64],
+    /// By role ([`role_index`]): the pieces other than kings worth less than that role.
+    worth_less: [Bitboard; 6],
+    /// By role: the pieces other than kings worth more than that role.
+    worth_more: [Bitboard; 6],
 }
 
 impl AttackMap {
@@ -113,10 +108,32 @@ impl AttackMap {
         let board = pos.board();
         let us = pos.turn();
         let occupied = board.occupied();
+        // Every move's features ask which pieces a role outweighs: worked out once here, by
+        // the values of [`value`] (pawn 1, knight and bishop 3, rook 5, queen 9, king 0).
+        let pawns = board.pawns();
+        let minors = board.knights() | board.bishops();
+        let rooks = board.rooks();
+        let queens = board.queens();
         let mut map = AttackMap {
             ours: [0; 64],
             theirs: [0; 64],
             their_least: [f32::INFINITY; 64],
+            worth_less: [
+                Bitboard::EMPTY,
+                pawns,
+                pawns,
+                pawns | minors,
+                pawns | minors | rooks,
+                Bitboard::EMPTY,
+            ],
+            worth_more: [
+                minors | rooks | queens,
+                rooks | queens,
+                rooks | queens,
+                queens,
+                Bitboard::EMPTY,
+                pawns | minors | rooks | queens,
+            ],
         };
         for from in occupied {
             let Some(piece) = board.piece_at(from) else {
@@ -148,7 +165,8 @@ pub fn features(
     let mut f = [0.0; FEATURES];
     let us = pos.turn();
     let board = pos.board();
-    match m.role() {
+    let role = m.role();
+    match role {
         Role::Knight => f[0] = 1.0,
         Role::Bishop => f[1] = 1.0,
         Role::Rook => f[2] = 1.0,
@@ -156,22 +174,30 @@ pub fn features(
         Role::King => f[4] = 1.0,
         Role::Pawn => {}
     }
-    if m.is_castle() {
-        f[5] = 1.0;
-        return f;
-    }
-    let Some(from) = m.from() else {
-        return f;
+    // The move taken apart once: its accessors each match on its kind again.
+    let (from, to, capture, promotion, en_passant) = match m {
+        Move::Normal {
+            from,
+            capture,
+            to,
+            promotion,
+            ..
+        } => (from, to, capture, promotion, false),
+        Move::EnPassant { from, to } => (from, to, Some(Role::Pawn), None, true),
+        Move::Castle { .. } => {
+            f[5] = 1.0;
+            return f;
+        }
+        Move::Put { .. } => return f,
     };
-    let to = m.to();
-    if let Some(captured) = m.capture() {
+    if let Some(captured) = capture {
         f[6] = 1.0;
         f[7] = value(captured) / 9.0;
         if Some(to) == last_to {
             f[8] = 1.0;
         }
     }
-    match m.promotion() {
+    match promotion {
         Some(Role::Queen) => f[9] = 1.0,
         Some(_) => f[10] = 1.0,
         None => {}
@@ -184,12 +210,12 @@ pub fn features(
             7.0 - rank
         }
     };
-    if m.role() == Role::Pawn && (forward(to) - forward(from)).abs() > 1.5 {
+    if role == Role::Pawn && (forward(to) - forward(from)).abs() > 1.5 {
         f[11] = 1.0;
     }
     f[12] = (forward(to) - forward(from)) / 7.0;
     let their_pawns = board.pawns() & board.by_color(!us);
-    if m.role() != Role::Pawn {
+    if role != Role::Pawn {
         if (attacks::pawn_attacks(us, to) & their_pawns).any() {
             f[13] = 1.0;
         }
@@ -203,10 +229,10 @@ pub fn features(
         ((file - 3.5).abs() + (rank - 3.5).abs()) / 7.0
     };
     f[15] = centre(to) - centre(from);
-    if m.is_en_passant() {
+    if en_passant {
         f[16] = 1.0;
     }
-    let mover = value(m.role());
+    let mover = value(role);
     // Who attacks and defends the destination once the mover has left its square: a rook
     // behind a queen that moves along its file defends where the queen goes.
     let occupied_after = (board.occupied() ^ from) | to;
@@ -216,8 +242,8 @@ pub fn features(
         (board.attacks_to(to, us, occupied_after) & board.by_color(us) & !Bitboard::from(from))
             .is_empty()
     };
-    if m.role() != Role::King {
-        if (attackers & worth(board, |v| v < mover)).any() {
+    if role != Role::King {
+        if (attackers & threats.worth_less[role_index(role)]).any() {
             f[17] = 1.0;
         }
         if attackers.any() && undefended() {
@@ -230,10 +256,10 @@ pub fn features(
             f[20] = 1.0;
         }
     }
-    if m.is_capture() && attackers.is_empty() {
+    if capture.is_some() && attackers.is_empty() {
         f[19] = 1.0;
     }
-    let role_after = m.promotion().unwrap_or(m.role());
+    let role_after = promotion.unwrap_or(role);
     let their_king = board.king_of(!us);
     let checks = attacks::attacks(
         to,
@@ -251,11 +277,10 @@ pub fn features(
     } else {
         shakmaty::Rank::Eighth
     };
-    if matches!(m.role(), Role::Knight | Role::Bishop) && from.rank() == home_rank {
+    if matches!(role, Role::Knight | Role::Bishop) && from.rank() == home_rank {
         f[22] = 1.0;
     }
-    let worth_after = value(role_after);
-    if (checks & board.by_color(!us) & worth(board, |v| v > worth_after)).any() {
+    if (checks & board.by_color(!us) & threats.worth_more[role_index(role_after)]).any() {
         f[23] = 1.0;
     }
     f
@@ -435,6 +460,40 @@ mod tests {
             .unwrap();
         let f = features(&pos, &AttackMap::of(&pos), m, None);
         assert_eq!([f[lesser], f[hangs], f[check]], [1.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn the_worth_tables_follow_the_piece_values() {
+        // Every role on the board, of both colours.
+        let pos =
+            position("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 4 5");
+        let board = pos.board();
+        let worth = |keep: &dyn Fn(f32) -> bool| {
+            [
+                Role::Pawn,
+                Role::Knight,
+                Role::Bishop,
+                Role::Rook,
+                Role::Queen,
+            ]
+            .into_iter()
+            .filter(|&role| keep(value(role)))
+            .fold(Bitboard::EMPTY, |all, role| all | board.by_role(role))
+        };
+        let threats = AttackMap::of(&pos);
+        for role in Role::ALL {
+            let of_role = value(role);
+            assert_eq!(
+                threats.worth_less[role_index(role)],
+                worth(&|v| v < of_role),
+                "{role:?}"
+            );
+            assert_eq!(
+                threats.worth_more[role_index(role)],
+                worth(&|v| v > of_role),
+                "{role:?}"
+            );
+        }
     }
 
     #[test]
