@@ -57,8 +57,8 @@ pub struct ReadOptions {
     /// Weight of the reader's evidence against the decoder's prior ([`CtcCell::with_scale`]).
     pub evidence_scale: f32,
     /// Learn how the reader misreads this writer from the moves decoded surely, and decode
-    /// again through those confusions ([`writer::adapt`]); with the other player's copy, each
-    /// writer's apart.
+    /// again through those confusions ([`writer::adapt`]), in rounds while the game changes
+    /// ([`writer::adapt_in_rounds`]); with the other player's copy, each writer's apart.
     pub adapt_to_writer: bool,
 }
 
@@ -322,20 +322,24 @@ pub fn read_game(
     let mut as_read = None;
     if options.adapt_to_writer {
         let sheets_read: Vec<WhichSheet> = cells.iter().map(sheet_of).collect();
-        let adapted = writer::adapt(
-            &game,
-            &evidence,
-            &sheets_read,
-            copy_language,
-            options.evidence_scale,
+        let language = game.language;
+        let (last, adapted) = writer::adapt_in_rounds(
+            game,
+            |game| writer::learn(game, &evidence, &sheets_read, copy_language),
+            |learnt| {
+                let adapted = learnt.taken_through(&evidence, &sheets_read, options.evidence_scale);
+                let game = decode(
+                    &adapted,
+                    &options.start,
+                    LanguageChoice::Fixed(language),
+                    &decoder,
+                );
+                (game, adapted)
+            },
+            writer::MAX_ROUNDS,
         );
+        game = last;
         if let Some(adapted) = adapted {
-            game = decode(
-                &adapted,
-                &options.start,
-                LanguageChoice::Fixed(game.language),
-                &decoder,
-            );
             let original = std::mem::replace(&mut evidence, adapted);
             for decoded in &mut game.moves {
                 if let Some(reading) = decoded.cell.and_then(|c| original.get(c)) {
