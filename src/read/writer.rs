@@ -13,7 +13,7 @@
 //! A game mended by one round shows the writer's habits better, so the rounds go on while they
 //! change the game, [`MAX_ROUNDS`] at most ([`adapt_in_rounds`]): on 2026-12-01 the generated
 //! sheets of seeds 99-102 read 98.39 / 98.15 / 98.22 / 97.54% of plies right against 97.87 /
-//! 98.19 / 98.22 / 97.45% with one round, for 3-20% more time a sheet.
+//! 98.19 / 98.22 / 97.45% with one round, for 4-20% more time a sheet.
 
 use std::sync::Arc;
 
@@ -38,7 +38,7 @@ pub const MIN_FLAGGED: usize = 3;
 /// Rounds of adaptation at most: each learns the writer's confusions from the game the round
 /// before decoded, and decodes again. A game mended in one round shows more of the writer's
 /// habits to the next; the rounds stop as soon as one decodes the same moves as the round
-/// before, which on most sheets is the first.
+/// before (on most sheets, the first) or learns what it learnt.
 pub const MAX_ROUNDS: usize = 3;
 
 /// For each class the reader can output, the classes this writer means by it, with
