@@ -57,7 +57,7 @@ pub struct ReadOptions {
     /// Weight of the reader's evidence against the decoder's prior ([`CtcCell::with_scale`]).
     pub evidence_scale: f32,
     /// Learn how the reader misreads this writer from the moves decoded surely, and decode
-    /// again through those confusions ([`writer::adapt`]), in rounds while the game changes
+    /// again through those confusions ([`writer::learn`]), in rounds while the game changes
     /// ([`writer::adapt_in_rounds`]); with the other player's copy, each writer's apart.
     pub adapt_to_writer: bool,
 }

@@ -45,23 +45,6 @@ pub const MAX_ROUNDS: usize = 3;
 /// P(meant | read); an empty list where the writer's character reads as itself.
 pub type Confusions = Vec<Vec<(usize, f64)>>;
 
-/// The sheet's readings taken through each writer's confusions learnt from `game` (decoded
-/// from `evidence`), each cell's evidence weighted by `evidence_scale` as before: the evidence
-/// to decode the sheet again from. `sheets[i]` says whose sheet entry `i` was read from (an
-/// entry fused from both players' copies holds a cell of each); the copy's writer is learnt
-/// apart from the own sheet's, in the piece letters `copy_language`, since two hands are
-/// misread in two ways. `None` when nothing is learnt ([`learn`]).
-pub fn adapt(
-    game: &Game,
-    evidence: &[CellReading],
-    sheets: &[WhichSheet],
-    copy_language: &'static Language,
-    evidence_scale: f32,
-) -> Option<Vec<CellReading>> {
-    let learnt = learn(game, evidence, sheets, copy_language)?;
-    Some(learnt.taken_through(evidence, sheets, evidence_scale))
-}
-
 /// What the sheet's writers are learnt to mean by what the reader read: the own sheet's
 /// writer's confusions and the other player's copy's.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,9 +53,12 @@ pub struct Learnt {
     pub copy: Option<Confusions>,
 }
 
-/// Each writer's confusions learnt from `game`, as [`adapt`] takes the readings through them.
-/// `None` when the game has fewer than [`MIN_FLAGGED`] flagged moves or no writer misread a
-/// character [`MIN_MISREADINGS`] times.
+/// Each writer's confusions learnt from `game` (decoded from `evidence`). `sheets[i]` says
+/// whose sheet entry `i` was read from (an entry fused from both players' copies holds a cell
+/// of each); the copy's writer is learnt apart from the own sheet's, in the piece letters
+/// `copy_language`, since two hands are misread in two ways. `None` when the game has fewer
+/// than [`MIN_FLAGGED`] flagged moves or no writer misread a character [`MIN_MISREADINGS`]
+/// times.
 pub fn learn(
     game: &Game,
     evidence: &[CellReading],
@@ -97,7 +83,9 @@ pub fn learn(
 }
 
 impl Learnt {
-    /// The sheet's readings taken through these confusions (see [`adapt`]).
+    /// The sheet's readings (`evidence`, read from `sheets` as [`learn`] says) each taken
+    /// through its writer's confusions, each cell's evidence weighted by `evidence_scale` as
+    /// before: the evidence to decode the sheet again from.
     pub fn taken_through(
         &self,
         evidence: &[CellReading],
@@ -378,6 +366,19 @@ mod tests {
             CellReading::Read(cell) => Some(cell),
             _ => None,
         })
+    }
+
+    /// The readings taken through the confusions learnt from `game`, if any ([`learn`],
+    /// [`Learnt::taken_through`]).
+    fn adapt(
+        game: &Game,
+        evidence: &[CellReading],
+        sheets: &[WhichSheet],
+        copy_language: &'static Language,
+        evidence_scale: f32,
+    ) -> Option<Vec<CellReading>> {
+        let learnt = learn(game, evidence, sheets, copy_language)?;
+        Some(learnt.taken_through(evidence, sheets, evidence_scale))
     }
 
     /// [`adapt`] for one sheet, no copy.
