@@ -11,7 +11,9 @@ use scoresheet::decode::{decode, DecoderConfig, Game, LanguageChoice, Transcript
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{read_game_files, torn_page_note, upright_cells, FilesRead, ReadOptions};
+use scoresheet::read::{
+    read_game_files, torn_page_note, upright_cells, CellsToRead, FilesRead, ReadOptions,
+};
 use scoresheet::recognize::Reader;
 use scoresheet::report::{to_json, to_pgn, PgnTags};
 use scoresheet::start::StartPosition;
@@ -327,7 +329,8 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
         let mut loaded = None;
         let reader = chosen_reader(args.model.as_deref(), &mut loaded)?;
         let (cells, readings) =
-            upright_cells(reader, &sheet, &options).map_err(|e| e.to_string())?;
+            upright_cells(reader, &sheet, &options, CellsToRead::Every)
+                .map_err(|e| e.to_string())?;
         (cells, Some(readings))
     } else {
         (
@@ -346,7 +349,8 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
     let mut json = cells.to_json();
     if let Some(readings) = readings {
         if let Some(Value::Array(entries)) = json.get_mut("cells") {
-            for (entry, reading) in entries.iter_mut().zip(&readings) {
+            let read = readings.iter().map(|r| r.as_ref());
+            for (entry, reading) in entries.iter_mut().zip(read).filter_map(|(e, r)| Some((e, r?))) {
                 entry["text"] = Value::from(reading.text());
                 let confidence = (reading.text_confidence() * 1000.0).round() / 1000.0;
                 entry["text_confidence"] = Value::from(confidence);

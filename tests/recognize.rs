@@ -234,20 +234,24 @@ fn the_shipped_int8_reader_reads_as_the_float_model_does() {
 fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
     use scoresheet::decode::CellEvidence;
     use scoresheet::page::{find_cells, PageOptions, Sheet};
-    use scoresheet::read::{read_game, upright_cells, ReadOptions};
+    use scoresheet::read::{read_game, upright_cells, CellsToRead, ReadOptions};
     use scoresheet::report::PgnTags;
 
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
     let upright = Sheet::open(&root.join("samples/sheets/00002-ru-chesscom-2x25.jpg")).unwrap();
-    let (cells, readings) = upright_cells(reader, &upright, &PageOptions::default()).unwrap();
+    let (cells, readings) = upright_cells(reader, &upright, &PageOptions::default(), CellsToRead::Every).unwrap();
     assert_eq!(cells.turned_degrees, 0.0);
-    let texts = |cells: &scoresheet::page::Cells, readings: &[scoresheet::recognize::CtcCell]| {
+    let texts = |cells: &scoresheet::page::Cells,
+                 readings: &[Option<scoresheet::recognize::CtcCell>]| {
         let mut by_ply: Vec<(u32, String)> = cells
             .cells
             .iter()
             .zip(readings)
-            .map(|(cell, reading)| (cell.ply, reading.text().to_string()))
+            .map(|(cell, reading)| {
+                let reading = reading.as_ref().expect("every cell read");
+                (cell.ply, reading.text().to_string())
+            })
             .collect();
         by_ply.sort();
         by_ply
@@ -268,7 +272,7 @@ fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
             let first_guess = find_cells(&sheet, &PageOptions::default()).unwrap();
             assert_eq!(first_guess.turned_degrees, 90.0);
         }
-        let (cells, readings) = upright_cells(reader, &sheet, &PageOptions::default()).unwrap();
+        let (cells, readings) = upright_cells(reader, &sheet, &PageOptions::default(), CellsToRead::Every).unwrap();
         assert_eq!(cells.turned_degrees, 90.0 * quarter_turns as f32);
         let turned_texts = texts(&cells, &readings);
         assert_eq!(turned_texts.len(), upright_texts.len());
@@ -295,6 +299,39 @@ fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
                 notes.len() == 1 && notes[0].contains("turned 180 degrees"),
                 "{notes:?}"
             );
+        }
+    }
+}
+
+/// The last page of a game is read up to its last inked cell: the empty boxes after the game
+/// are left unread, the cells before it read as when every cell is.
+#[test]
+fn a_page_is_read_up_to_its_last_inked_cell() {
+    use scoresheet::decode::CellEvidence;
+    use scoresheet::page::{PageOptions, Sheet};
+    use scoresheet::read::{upright_cells, CellsToRead};
+
+    let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
+    // 47 moves written on a form of 120 cells.
+    let sheet = Sheet::open(&samples.join("00000-en-fide-2x30.jpg")).unwrap();
+    let page = PageOptions::default();
+    let (every_cells, every) = upright_cells(reader, &sheet, &page, CellsToRead::Every).unwrap();
+    let (cells, through_ink) =
+        upright_cells(reader, &sheet, &page, CellsToRead::ThroughLastInk).unwrap();
+    assert_eq!(cells.cells, every_cells.cells);
+    assert_eq!(every.len(), 120);
+    assert!(every.iter().all(Option::is_some));
+    let last_inked = cells.cells.iter().filter(|c| c.ink).map(|c| c.ply).max();
+    assert_eq!(last_inked, Some(47));
+    for ((cell, all), some) in cells.cells.iter().zip(&every).zip(&through_ink) {
+        match some {
+            Some(reading) => {
+                assert!(cell.ply <= 47, "ply {} read", cell.ply);
+                let all = all.as_ref().unwrap();
+                assert_eq!(reading.text(), all.text(), "ply {}", cell.ply);
+            }
+            None => assert!(cell.ply > 47, "ply {} unread", cell.ply),
         }
     }
 }

@@ -481,16 +481,28 @@ const ORIENTATION_SAMPLE: usize = 24;
 /// sheets read 0.47-0.85 the right way up and 0.15-0.29 upside down.
 const UPSIDE_DOWN_MARGIN: f32 = 0.2;
 
-/// The cells of `sheet` ([`find_cells`]) the right way up, each with its reading. A table of
-/// moves looks much the same upside down, and a page photographed so (or scanned the wrong
-/// way round) would be read as a game of nonsense: a sample of its inked cells is read
-/// turned over too, and where the reader is far surer of them that way the page is found
-/// again in the image turned a half turn.
+/// Which of a page's cells [`upright_cells`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellsToRead {
+    /// Every cell found, as `scoresheet cells --read` shows them.
+    Every,
+    /// The cells up to the last ply the page stage found ink in, as the last page of a game
+    /// is read: past it the game has ended and no reading counts ([`holds_writing`]), and
+    /// the reader, most of a page's time, would read a third of a long form's empty boxes.
+    ThroughLastInk,
+}
+
+/// The cells of `sheet` ([`find_cells`]) the right way up, each with its reading (`None` for a
+/// cell `which` leaves unread). A table of moves looks much the same upside down, and a page
+/// photographed so (or scanned the wrong way round) would be read as a game of nonsense: a
+/// sample of its inked cells is read turned over too, and where the reader is far surer of
+/// them that way the page is found again in the image turned a half turn.
 pub fn upright_cells(
     reader: &Reader,
     sheet: &Sheet,
     options: &PageOptions,
-) -> Result<(Cells, Vec<CtcCell>), ReadError> {
+    which: CellsToRead,
+) -> Result<(Cells, Vec<Option<CtcCell>>), ReadError> {
     let found = find_cells(sheet, options).map_err(|e| ReadError(e.to_string()))?;
     // One grey image for every crop read here (`read_cells` would convert it each time).
     let grey = sheet.grey();
@@ -499,23 +511,51 @@ pub fn upright_cells(
         read_crops(reader, &reading_crops(&grey, quads, width, height))
             .map_err(|e| ReadError(format!("{}: {e}", sheet.name)))
     };
-    let quads = |cells: &Cells| -> Vec<Quad> { cells.cells.iter().map(|c| c.quad).collect() };
-    let readings = read(&quads(&found))?;
+    let read_cells = |cells: &Cells| -> Result<Vec<Option<CtcCell>>, ReadError> {
+        let last_inked_ply = match which {
+            CellsToRead::Every => u32::MAX,
+            CellsToRead::ThroughLastInk => cells
+                .cells
+                .iter()
+                .filter(|c| c.ink)
+                .map(|c| c.ply)
+                .max()
+                .unwrap_or(0),
+        };
+        let wanted = |cell: &Cell| cell.ply <= last_inked_ply;
+        let quads: Vec<Quad> = cells
+            .cells
+            .iter()
+            .filter(|c| wanted(c))
+            .map(|c| c.quad)
+            .collect();
+        let mut readings = read(&quads)?.into_iter();
+        Ok(cells
+            .cells
+            .iter()
+            .map(|c| if wanted(c) { readings.next() } else { None })
+            .collect())
+    };
+    let readings = read_cells(&found)?;
     let inked: Vec<usize> = (0..found.cells.len())
         .filter(|&i| found.cells[i].ink)
         .collect();
-    if inked.is_empty() {
-        return Ok((found, readings));
-    }
+    let sure = |readings: &[&CtcCell]| {
+        readings.iter().map(|r| r.text_confidence()).sum::<f32>() / readings.len().max(1) as f32
+    };
     let sample: Vec<usize> = inked
         .iter()
-        .step_by(inked.len().div_ceil(ORIENTATION_SAMPLE))
+        .step_by(inked.len().div_ceil(ORIENTATION_SAMPLE).max(1))
         .copied()
         .collect();
-    let sure = |readings: &[&CtcCell]| {
-        readings.iter().map(|r| r.text_confidence()).sum::<f32>() / readings.len() as f32
-    };
-    let as_found = sure(&sample.iter().map(|&i| &readings[i]).collect::<Vec<_>>());
+    // Inked cells are always read.
+    let sample_read: Vec<&CtcCell> = sample.iter().filter_map(|&i| readings[i].as_ref()).collect();
+    let as_found = sure(&sample_read);
+    // Beyond certainty (a mean probability of 1) the cells turned over cannot be surer by the
+    // margin: no need to read them.
+    if sample.is_empty() || as_found + UPSIDE_DOWN_MARGIN > 1.0 {
+        return Ok((found, readings));
+    }
     // The same cells seen turned over: each quad's corners taken from the opposite ones.
     let turned_over: Vec<Quad> = sample
         .iter()
@@ -534,7 +574,7 @@ pub fn upright_cells(
     let Ok(upright) = find_cells_turned(sheet, options, found.turned_degrees + 180.0) else {
         return Ok((found, readings));
     };
-    let readings = read(&quads(&upright))?;
+    let readings = read_cells(&upright)?;
     Ok((upright, readings))
 }
 
@@ -763,11 +803,17 @@ fn read_pages(
     let mut evidence = Vec::new();
     for (index, sheet) in sheets.iter().enumerate() {
         let page = first_page + index;
-        let (found, readings) = upright_cells(reader, sheet, &options.page)?;
-        let mut by_ply: Vec<(Cell, CtcCell)> = found.cells.iter().cloned().zip(readings).collect();
-        by_ply.sort_by_key(|(cell, _)| cell.ply);
         // Every cell of a page before the last is inside the game.
-        let last_inked_ply = if index + 1 < sheets.len() {
+        let which = if index + 1 < sheets.len() {
+            CellsToRead::Every
+        } else {
+            CellsToRead::ThroughLastInk
+        };
+        let (found, readings) = upright_cells(reader, sheet, &options.page, which)?;
+        let mut by_ply: Vec<(Cell, Option<CtcCell>)> =
+            found.cells.iter().cloned().zip(readings).collect();
+        by_ply.sort_by_key(|(cell, _)| cell.ply);
+        let last_inked_ply = if which == CellsToRead::Every {
             Some(u32::MAX)
         } else {
             by_ply
@@ -803,16 +849,16 @@ fn read_pages(
                 expected_ply += 1;
             }
             expected_ply = cell.ply + 1;
-            let written = holds_writing(&cell, reading.text(), last_inked_ply);
-            let (text, text_confidence) = if written {
-                (reading.text().to_string(), reading.text_confidence())
-            } else {
-                (String::new(), 0.0)
+            // A cell left unread is past the game's last inked cell: it holds no writing.
+            let written = reading
+                .filter(|reading| holds_writing(&cell, reading.text(), last_inked_ply));
+            let (text, text_confidence) = match &written {
+                Some(reading) => (reading.text().to_string(), reading.text_confidence()),
+                None => (String::new(), 0.0),
             };
-            evidence.push(if written {
-                CellReading::Read(reading.with_scale(options.evidence_scale))
-            } else {
-                CellReading::Blank(TypedCell::new(""))
+            evidence.push(match written {
+                Some(reading) => CellReading::Read(reading.with_scale(options.evidence_scale)),
+                None => CellReading::Blank(TypedCell::new("")),
             });
             cells.push(GameCell {
                 page,
