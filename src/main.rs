@@ -328,9 +328,8 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
     let (cells, readings) = if args.read {
         let mut loaded = None;
         let reader = chosen_reader(args.model.as_deref(), &mut loaded)?;
-        let (cells, readings) =
-            upright_cells(reader, &sheet, &options, CellsToRead::Every)
-                .map_err(|e| e.to_string())?;
+        let (cells, readings) = upright_cells(reader, &sheet, &options, CellsToRead::Every)
+            .map_err(|e| e.to_string())?;
         (cells, Some(readings))
     } else {
         (
@@ -350,7 +349,11 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
     if let Some(readings) = readings {
         if let Some(Value::Array(entries)) = json.get_mut("cells") {
             let read = readings.iter().map(|r| r.as_ref());
-            for (entry, reading) in entries.iter_mut().zip(read).filter_map(|(e, r)| Some((e, r?))) {
+            for (entry, reading) in entries
+                .iter_mut()
+                .zip(read)
+                .filter_map(|(e, r)| Some((e, r?)))
+            {
                 entry["text"] = Value::from(reading.text());
                 let confidence = (reading.text_confidence() * 1000.0).round() / 1000.0;
                 entry["text_confidence"] = Value::from(confidence);

@@ -240,7 +240,13 @@ fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
     let upright = Sheet::open(&root.join("samples/sheets/00002-ru-chesscom-2x25.jpg")).unwrap();
-    let (cells, readings) = upright_cells(reader, &upright, &PageOptions::default(), CellsToRead::Every).unwrap();
+    let (cells, readings) = upright_cells(
+        reader,
+        &upright,
+        &PageOptions::default(),
+        CellsToRead::Every,
+    )
+    .unwrap();
     assert_eq!(cells.turned_degrees, 0.0);
     let texts = |cells: &scoresheet::page::Cells,
                  readings: &[Option<scoresheet::recognize::CtcCell>]| {
@@ -272,7 +278,8 @@ fn a_page_upside_down_or_sideways_is_read_the_right_way_up() {
             let first_guess = find_cells(&sheet, &PageOptions::default()).unwrap();
             assert_eq!(first_guess.turned_degrees, 90.0);
         }
-        let (cells, readings) = upright_cells(reader, &sheet, &PageOptions::default(), CellsToRead::Every).unwrap();
+        let (cells, readings) =
+            upright_cells(reader, &sheet, &PageOptions::default(), CellsToRead::Every).unwrap();
         assert_eq!(cells.turned_degrees, 90.0 * quarter_turns as f32);
         let turned_texts = texts(&cells, &readings);
         assert_eq!(turned_texts.len(), upright_texts.len());

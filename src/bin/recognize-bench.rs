@@ -640,6 +640,8 @@ fn generated_sheets(
     let (mut alone, mut paired) = (Count::default(), Count::default());
     // Seconds each sheet took, with its name.
     let mut timed: Vec<(f64, String)> = Vec::new();
+    // Cells the page stage found on the sheets read alone, and crops the reader read.
+    let (mut cells_found, mut crops_read) = (0usize, 0usize);
     for path in &truths {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let truth: serde_json::Value =
@@ -663,6 +665,7 @@ fn generated_sheets(
         }
         let image = folder.join(truth["image"].as_str().unwrap_or(""));
         let started = Instant::now();
+        let crops_before = reader.crops_read();
         let sheet = Sheet::open(&image).map_err(|e| e.to_string())?;
         let read = read_game(
             std::slice::from_ref(&sheet),
@@ -675,6 +678,10 @@ fn generated_sheets(
         );
         let stem = image.file_stem().unwrap_or_default().to_string_lossy();
         timed.push((started.elapsed().as_secs_f64(), stem.to_string()));
+        crops_read += reader.crops_read() - crops_before;
+        if let Ok(read) = &read {
+            cells_found += read.pages.iter().map(|p| p.cells.len()).sum::<usize>();
+        }
         let score = |read: &Result<GameRead, _>| match read {
             Ok(read) => {
                 // Judged over the plies played: a ply the decoded game lacks is flagged
@@ -790,5 +797,10 @@ fn generated_sheets(
         .map(|(s, name)| format!("{name} {s:.1} s"))
         .collect();
     println!("  slowest: {}", slowest.join(", "));
+    println!(
+        "  per sheet: {:.1} cells found, {:.1} crops read (turned-over samples included)",
+        cells_found as f64 / timed.len().max(1) as f64,
+        crops_read as f64 / timed.len().max(1) as f64
+    );
     Ok(())
 }

@@ -867,8 +867,8 @@ fn read_pages(
             }
             expected_ply = cell.ply + 1;
             // A cell left unread is past the game's last inked cell: it holds no writing.
-            let written = reading
-                .filter(|reading| holds_writing(&cell, reading.text(), last_inked_ply));
+            let written =
+                reading.filter(|reading| holds_writing(&cell, reading.text(), last_inked_ply));
             let (text, text_confidence) = match &written {
                 Some(reading) => (reading.text().to_string(), reading.text_confidence()),
                 None => (String::new(), 0.0),

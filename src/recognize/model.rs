@@ -9,6 +9,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use image::imageops::{self, FilterType};
@@ -106,6 +107,9 @@ pub struct Reader {
     sessions: Vec<Mutex<Session>>,
     pub card: ModelCard,
     charset: Arc<Charset>,
+    /// Crops read since the reader was loaded, for benchmarks: the reader is most of a
+    /// page's time before decoding.
+    crops_read: AtomicUsize,
 }
 
 impl Reader {
@@ -165,7 +169,13 @@ impl Reader {
             sessions: sessions.into_iter().map(Mutex::new).collect(),
             card,
             charset,
+            crops_read: AtomicUsize::new(0),
         })
+    }
+
+    /// How many crops [`Reader::read`] has read since the reader was loaded.
+    pub fn crops_read(&self) -> usize {
+        self.crops_read.load(Ordering::Relaxed)
     }
 
     /// The crop size the model reads: `(width, height)`.
@@ -182,6 +192,7 @@ impl Reader {
     /// most [`BATCH`], as many as there are sessions when that is fewer (a sheet's 72 cells
     /// run as two batches of 36 side by side, not 64 and then 8).
     pub fn read(&self, cells: &[GrayImage]) -> Result<Vec<Posteriors>, RecognizeError> {
+        self.crops_read.fetch_add(cells.len(), Ordering::Relaxed);
         let batch = cells.len().div_ceil(self.sessions.len()).clamp(1, BATCH);
         let batches = cells
             .par_chunks(batch)
