@@ -348,12 +348,8 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
     let mut json = cells.to_json();
     if let Some(readings) = readings {
         if let Some(Value::Array(entries)) = json.get_mut("cells") {
-            let read = readings.iter().map(|r| r.as_ref());
-            for (entry, reading) in entries
-                .iter_mut()
-                .zip(read)
-                .filter_map(|(e, r)| Some((e, r?)))
-            {
+            for (entry, reading) in entries.iter_mut().zip(&readings) {
+                let Some(reading) = reading else { continue };
                 entry["text"] = Value::from(reading.text());
                 let confidence = (reading.text_confidence() * 1000.0).round() / 1000.0;
                 entry["text_confidence"] = Value::from(confidence);

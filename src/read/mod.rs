@@ -516,13 +516,7 @@ pub fn upright_cells(
     let read_cells = |cells: &Cells| -> Result<Vec<Option<CtcCell>>, ReadError> {
         let last_inked_ply = match which {
             CellsToRead::Every => u32::MAX,
-            CellsToRead::ThroughLastInk => cells
-                .cells
-                .iter()
-                .filter(|c| c.ink)
-                .map(|c| c.ply)
-                .max()
-                .unwrap_or(0),
+            CellsToRead::ThroughLastInk => cells.last_written_ply().unwrap_or(0),
         };
         let wanted = |cell: &Cell| cell.ply <= last_inked_ply;
         let quads: Vec<Quad> = cells
@@ -833,11 +827,7 @@ fn read_pages(
         let last_inked_ply = if which == CellsToRead::Every {
             Some(u32::MAX)
         } else {
-            by_ply
-                .iter()
-                .filter(|(cell, _)| cell.ink)
-                .map(|(cell, _)| cell.ply)
-                .max()
+            found.last_written_ply()
         };
         let mut expected_ply = 1;
         // Where Black moves first, the first row's White cell holds no move (it is left empty or
