@@ -9,10 +9,11 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, MoveList, Position, Square};
 use std::collections::hash_map::Entry;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::book::OpeningBook;
 use super::evidence::CellEvidence;
+use super::prior::MovePrior;
 use super::tree::OpeningTree;
 use super::DecoderConfig;
 use crate::notation::{check_marks, for_each_body, Check, Language, MoveFacts, Rivals, Style};
@@ -606,9 +607,14 @@ fn after(pos: &Chess, m: Move) -> Chess {
     next
 }
 
-fn children(pos: &Chess, last_to: Option<Square>, config: &DecoderConfig) -> Vec<Child> {
+fn children(
+    pos: &Chess,
+    last_to: Option<Square>,
+    config: &DecoderConfig,
+    priors: &PriorMemo,
+) -> Vec<Child> {
     let (legal, mut kids) = unpriced_children(pos);
-    set_priors(pos, &legal, last_to, config, &mut kids);
+    set_priors(pos, &legal, last_to, config, priors, &mut kids);
     kids
 }
 
@@ -628,18 +634,115 @@ fn unpriced_children(pos: &Chess) -> (MoveList, Vec<Child>) {
     (legal, kids)
 }
 
+/// The last move number whose position the opening book may know.
+const BOOK_MOVES: u32 = 30;
+
+/// Shards of a [`PriorMemo`]: a layer's positions are expanded on two threads at once.
+const PRIOR_MEMO_SHARDS: usize = 16;
+
+/// The move priors of the positions searches have expanded, for the searches that follow:
+/// a decode's finalist languages, rescues and escalations expand mostly the same positions
+/// again, and so does a decode of the same game after writer adaptation, and a position's
+/// priors (its attack map, every move's features, the book and the tree) are the dearest part
+/// of expanding it. It serves decoders of one prior setting (the first search's `prior`,
+/// `prior_weight`, `book_bonus` and `tree_strength`); a search with another works its
+/// priors out apart. Shared by threads: a layer's positions are expanded side by side.
+#[derive(Default)]
+pub struct PriorMemo {
+    settings: OnceLock<PriorSettings>,
+    shards: [Mutex<HashMap<PriorKey, Box<[f32]>>>; PRIOR_MEMO_SHARDS],
+}
+
+/// What a position's priors depend on besides the position.
+#[derive(Debug, Clone, PartialEq)]
+struct PriorSettings {
+    prior: MovePrior,
+    prior_weight: f32,
+    book_bonus: f32,
+    tree_strength: f32,
+}
+
+impl PriorSettings {
+    fn of(config: &DecoderConfig) -> PriorSettings {
+        PriorSettings {
+            prior: config.prior.clone(),
+            prior_weight: config.prior_weight,
+            book_bonus: config.book_bonus,
+            tree_strength: config.tree_strength,
+        }
+    }
+}
+
+/// What a position's priors depend on: its zobrist key, and a byte for the square the
+/// opponent's last move went to (64: none) and, in its top bit, whether the opening book
+/// still counts ([`BOOK_MOVES`]).
+type PriorKey = (u64, u8);
+
+impl PriorMemo {
+    /// Whether the memo holds priors of `config`'s settings (or none yet, and now takes
+    /// them for its own).
+    fn serves(&self, config: &DecoderConfig) -> bool {
+        let settings = PriorSettings::of(config);
+        *self.settings.get_or_init(|| settings.clone()) == settings
+    }
+
+    fn key(pos: &Chess, last_to: Option<Square>) -> PriorKey {
+        let last = last_to.map_or(64, u8::from);
+        let book = if pos.fullmoves().get() <= BOOK_MOVES {
+            128
+        } else {
+            0
+        };
+        (zobrist(pos), last | book)
+    }
+
+    fn shard(&self, key: PriorKey) -> &Mutex<HashMap<PriorKey, Box<[f32]>>> {
+        // The key's top bits: the map places its entries by the low ones.
+        &self.shards[(key.0 >> 58) as usize % PRIOR_MEMO_SHARDS]
+    }
+
+    /// Gives `kids` the priors kept for `key`; false when none are kept (or, were two
+    /// positions' keys ever to collide, kept for another number of moves).
+    fn recall(&self, key: PriorKey, kids: &mut [Child]) -> bool {
+        let Ok(shard) = self.shard(key).lock() else {
+            return false;
+        };
+        match shard.get(&key) {
+            Some(priors) if priors.len() == kids.len() => {
+                for (kid, &p) in kids.iter_mut().zip(priors.iter()) {
+                    kid.log_prior = p;
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn keep(&self, key: PriorKey, kids: &[Child]) {
+        if let Ok(mut shard) = self.shard(key).lock() {
+            shard.insert(key, kids.iter().map(|k| k.log_prior).collect());
+        }
+    }
+}
+
 /// Gives `kids`, the `moves` of `pos` (whose opponent last moved to `last_to`) in that order,
-/// their log-priors: at most 0 for a `prior_weight` of at least 0.
+/// their log-priors: at most 0 for a `prior_weight` of at least 0. Recalled from `memo` when
+/// it holds them, and kept there otherwise.
 fn set_priors(
     pos: &Chess,
     moves: &[Move],
     last_to: Option<Square>,
     config: &DecoderConfig,
+    memo: &PriorMemo,
     kids: &mut [Child],
 ) {
+    let key = PriorMemo::key(pos, last_to);
+    if memo.recall(key, kids) {
+        return;
+    }
     let mut priors = Vec::with_capacity(moves.len());
     config.prior.log_probs(pos, moves, last_to, &mut priors);
-    if pos.fullmoves().get() <= 30 && config.book_bonus != 0.0 {
+    if pos.fullmoves().get() <= BOOK_MOVES && config.book_bonus != 0.0 {
         let book = OpeningBook::shipped().moves(pos);
         if !book.is_empty() {
             for (m, p) in moves.iter().zip(priors.iter_mut()) {
@@ -659,6 +762,7 @@ fn set_priors(
     for (child, p) in kids.iter_mut().zip(priors) {
         child.log_prior = p * config.prior_weight;
     }
+    memo.keep(key, kids);
 }
 
 /// The layers of candidates not yet admitted, by cells read.
@@ -798,6 +902,7 @@ struct Search<'a, E: CellEvidence> {
     scorer: Scorer<'a, E>,
     pending: Pending,
     config: &'a DecoderConfig,
+    priors: &'a PriorMemo,
     cells: usize,
     /// When set, the only move allowed at ply `i` is `line[i]`: the search then finds the best
     /// way the decoder's slips can align a known game with the cells.
@@ -812,9 +917,10 @@ pub(crate) fn search<E: CellEvidence>(
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
+    priors: &PriorMemo,
     rival: Option<&[f32]>,
 ) -> Option<Lattice> {
-    run_search(cells, start, lang, config, rival, None, &[], None)
+    run_search(cells, start, lang, config, priors, rival, None, &[], None)
 }
 
 /// Searches again where a first search's best path struggled (`first`'s
@@ -826,6 +932,7 @@ pub(crate) fn rescue<E: CellEvidence>(
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
+    priors: &PriorMemo,
 ) -> Option<Lattice> {
     let troubled = first.troubled_cells(cells, config);
     // A slip or two is what players make; the first search explains those as well as a
@@ -839,7 +946,15 @@ pub(crate) fn rescue<E: CellEvidence>(
     if !worth_it {
         return None;
     }
-    search_around(&troubled, cells, start, lang, config, &mut first.scored)
+    search_around(
+        &troubled,
+        cells,
+        start,
+        lang,
+        config,
+        priors,
+        &mut first.scored,
+    )
 }
 
 /// The search again with the layers of each `troubled` cell, the `config.rescue_back` cells
@@ -854,6 +969,7 @@ fn search_around<E: CellEvidence>(
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
+    priors: &PriorMemo,
     scored: &mut Caches,
 ) -> Option<Lattice> {
     if troubled.is_empty() || config.rescue_beam_width == 0 {
@@ -871,6 +987,7 @@ fn search_around<E: CellEvidence>(
         start,
         lang,
         config,
+        priors,
         None,
         None,
         &widened,
@@ -906,9 +1023,10 @@ pub(crate) fn rescued<E: CellEvidence>(
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
+    priors: &PriorMemo,
 ) -> Lattice {
-    let rescued = rescued_once(first, cells, start, lang, config);
-    escalated(rescued, cells, start, lang, config)
+    let rescued = rescued_once(first, cells, start, lang, config, priors);
+    escalated(rescued, cells, start, lang, config, priors)
 }
 
 /// What a rescue ([`rescued_once`]) leaves: the likelier of the first search's lattice and
@@ -926,9 +1044,10 @@ pub(crate) fn rescued_once<E: CellEvidence>(
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
+    priors: &PriorMemo,
 ) -> Rescued {
     let mut first = first;
-    let second = rescue(&mut first, cells, start, lang, config);
+    let second = rescue(&mut first, cells, start, lang, config, priors);
     let first_best = first.best_score();
     let lattice = likelier(first, second);
     Rescued {
@@ -963,6 +1082,7 @@ pub(crate) fn escalated<E: CellEvidence>(
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
+    priors: &PriorMemo,
 ) -> Lattice {
     let Rescued {
         lattice: best,
@@ -985,7 +1105,15 @@ pub(crate) fn escalated<E: CellEvidence>(
         ..config.clone()
     };
     let mut best = best;
-    let third = search_around(&troubled, cells, start, lang, &wider, &mut best.scored);
+    let third = search_around(
+        &troubled,
+        cells,
+        start,
+        lang,
+        &wider,
+        priors,
+        &mut best.scored,
+    );
     likelier(best, third)
 }
 
@@ -998,11 +1126,19 @@ fn run_search<E: CellEvidence>(
     start: &Chess,
     lang: &Language,
     config: &DecoderConfig,
+    priors: &PriorMemo,
     rival: Option<&[f32]>,
     line: Option<&[Move]>,
     widened: &[bool],
     scored: Option<Caches>,
 ) -> Option<Lattice> {
+    let own_priors;
+    let priors = if priors.serves(config) {
+        priors
+    } else {
+        own_priors = PriorMemo::default();
+        &own_priors
+    };
     let n = cells.len();
     let is_widened = |cell: usize| widened.get(cell).copied().unwrap_or(false);
     let margins = (0..=n)
@@ -1022,6 +1158,7 @@ fn run_search<E: CellEvidence>(
         scorer,
         pending: Pending::new(margins),
         config,
+        priors,
         cells: n,
         line,
     };
@@ -1284,6 +1421,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             scorer: self.scorer.child(),
             pending: self.pending.buffer(),
             config: self.config,
+            priors: self.priors,
             cells: self.cells,
             line: self.line,
         }
@@ -1305,7 +1443,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
 
     /// The moves of `pos`, reached after `ply` plies, that the search may play.
     fn children(&self, pos: &Chess, last_to: Option<Square>, ply: u32) -> Vec<Child> {
-        let mut kids = children(pos, last_to, self.config);
+        let mut kids = children(pos, last_to, self.config, self.priors);
         self.keep_line(&mut kids, ply);
         kids
     }
@@ -1347,7 +1485,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         if !may_enter {
             return Vec::new();
         }
-        set_priors(pos, &legal, last_to, self.config, &mut kids);
+        set_priors(pos, &legal, last_to, self.config, self.priors, &mut kids);
         self.keep_line(&mut kids, ply);
         kids
     }
@@ -1822,7 +1960,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         let Ok(swapped) = pos.clone().swap_turn() else {
             return f32::NEG_INFINITY;
         };
-        children(&swapped, None, self.config)
+        children(&swapped, None, self.config, self.priors)
             .iter()
             .map(|k| self.scorer.score(cell, &k.facts))
             .fold(f32::NEG_INFINITY, f32::max)
@@ -2310,6 +2448,7 @@ pub(crate) fn forced_search<E: CellEvidence>(
     lang: &Language,
     moves: &[Move],
     config: &DecoderConfig,
+    priors: &PriorMemo,
 ) -> Option<Lattice> {
     // Every node repairs (not only the best few), wherever the game's move fits its cell
     // worse than `repair_below`: an infinite bar would also call every cell one that fits no
@@ -2320,7 +2459,17 @@ pub(crate) fn forced_search<E: CellEvidence>(
         skip_lookback: 3,
         ..config.clone()
     };
-    run_search(cells, start, lang, &thorough, None, Some(moves), &[], None)
+    run_search(
+        cells,
+        start,
+        lang,
+        &thorough,
+        priors,
+        None,
+        Some(moves),
+        &[],
+        None,
+    )
 }
 
 /// The best score the search can give the known game `moves` on these cells, aligned with
@@ -2334,7 +2483,7 @@ pub(crate) fn line_score<E: CellEvidence>(
     moves: &[Move],
     config: &DecoderConfig,
 ) -> Option<f32> {
-    let lattice = forced_search(cells, start, lang, moves, config)?;
+    let lattice = forced_search(cells, start, lang, moves, config, &PriorMemo::default())?;
     let reads_all = lattice
         .finals
         .first()
@@ -2367,9 +2516,10 @@ pub(crate) fn search_loss<E: CellEvidence>(
     moves: &[Move],
     config: &DecoderConfig,
 ) -> Option<SearchLoss> {
-    let first = run_search(cells, start, lang, config, None, None, &[], None)?;
-    let searched = rescued(first, cells, start, lang, config);
-    let forced = forced_search(cells, start, lang, moves, config)?;
+    let priors = PriorMemo::default();
+    let first = run_search(cells, start, lang, config, &priors, None, None, &[], None)?;
+    let searched = rescued(first, cells, start, lang, config, &priors);
+    let forced = forced_search(cells, start, lang, moves, config, &priors)?;
     for cell in 1..=cells.len() {
         let layer: Vec<&Node> = searched
             .nodes
@@ -2499,7 +2649,8 @@ mod tests {
         ];
         let (cells, fresh_cells) = (cells_read_as(&texts), cells_read_as(&texts));
         let start = Chess::default();
-        let mut first = search(&cells, &start, lang, &config, None).unwrap();
+        let priors = PriorMemo::default();
+        let mut first = search(&cells, &start, lang, &config, &priors, None).unwrap();
         let mut scored = std::mem::take(&mut first.scored);
         assert!(scored.scores.iter().all(|cell| !cell.is_empty()));
         let wide = DecoderConfig {
@@ -2507,12 +2658,91 @@ mod tests {
             ..config.clone()
         };
         let troubled = [4, 9];
-        let again = search_around(&troubled, &cells, &start, lang, &wide, &mut scored).unwrap();
+        let again =
+            search_around(&troubled, &cells, &start, lang, &wide, &priors, &mut scored).unwrap();
         let mut fresh = Caches::default();
-        let afresh =
-            search_around(&troubled, &fresh_cells, &start, lang, &wide, &mut fresh).unwrap();
+        let afresh = search_around(
+            &troubled,
+            &fresh_cells,
+            &start,
+            lang,
+            &wide,
+            &PriorMemo::default(),
+            &mut fresh,
+        )
+        .unwrap();
         assert!(again.nodes.len() > first.nodes.len());
         assert_eq!(shape(&again), shape(&afresh));
+    }
+
+    #[test]
+    fn priors_recalled_from_another_search_are_those_worked_out_afresh() {
+        let config = DecoderConfig::for_handwriting();
+        // The Berlin defence read in German after English: mostly the same positions.
+        let texts = [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "Nf6", "O-O", "Nxe4", "d4", "Nd6", "Bxc6", "dxc6",
+        ];
+        let (cells, fresh_cells) = (cells_read_as(&texts), cells_read_as(&texts));
+        let start = Chess::default();
+        let shared = PriorMemo::default();
+        let english = Language::by_code("en").unwrap();
+        let german = Language::by_code("de").unwrap();
+        search(&cells, &start, english, &config, &shared, None).unwrap();
+        let recalled = search(&cells, &start, german, &config, &shared, None).unwrap();
+        let afresh = search(
+            &fresh_cells,
+            &start,
+            german,
+            &config,
+            &PriorMemo::default(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(shape(&recalled), shape(&afresh));
+        // Position by position: the priors recalled, those worked out, bit for bit; the
+        // same position after another last move (a recapture counts), or past the book's
+        // moves, has its own.
+        let priors_of = |pos: &Chess, last: Option<Square>, memo: &PriorMemo| -> Vec<u32> {
+            children(pos, last, &config, memo)
+                .iter()
+                .map(|k| k.log_prior.to_bits())
+                .collect()
+        };
+        let play = |pos: &mut Chess, san: &str| {
+            let m = san.parse::<shakmaty::san::San>().unwrap();
+            let m = m.to_move(pos).unwrap();
+            pos.play_unchecked(m);
+            m.to()
+        };
+        let mut pos = Chess::default();
+        let mut last_to = None;
+        for san in ["e4", "e5", "Nf3", "Nc6", "Bb5", "Nf6", "O-O"] {
+            for last in [last_to, Some(Square::C6)] {
+                let fresh = priors_of(&pos, last, &PriorMemo::default());
+                assert_eq!(priors_of(&pos, last, &shared), fresh, "before {san}");
+            }
+            last_to = Some(play(&mut pos, san));
+        }
+        // After 3...Nf6 White may take on c6: a recapture there would weigh otherwise.
+        let mut berlin = Chess::default();
+        for san in ["e4", "e5", "Nf3", "Nc6", "Bb5", "Nf6"] {
+            play(&mut berlin, san);
+        }
+        assert_ne!(
+            priors_of(&berlin, Some(Square::F6), &PriorMemo::default()),
+            priors_of(&berlin, Some(Square::C6), &PriorMemo::default())
+        );
+        let late: Chess = shakmaty::fen::Fen::from_ascii(
+            b"r1bqkb1r/pppp1ppp/2n2n2/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 40",
+        )
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Standard)
+        .unwrap();
+        assert_eq!(zobrist(&late), zobrist(&berlin));
+        assert_ne!(
+            PriorMemo::key(&late, Some(Square::F6)),
+            PriorMemo::key(&berlin, Some(Square::F6))
+        );
     }
 
     #[test]
@@ -2527,7 +2757,7 @@ mod tests {
         let mut one_by_one = Scorer::new(&serial_cells, lang, &config);
         let mut pos = Chess::default();
         for (cell, san) in ["e4", "f6", "d4", "g5", "Qh5#"].into_iter().enumerate() {
-            let kids = children(&pos, None, &config);
+            let kids = children(&pos, None, &config, &PriorMemo::default());
             side_by_side.prescore(cell, kids.iter().map(|k| &k.facts));
             let distinct: rustc_hash::FxHashSet<u32> = kids.iter().map(|k| k.facts.key()).collect();
             assert_eq!(side_by_side.caches.scores[cell].len(), distinct.len());
@@ -2554,7 +2784,7 @@ mod tests {
         let mut parent = Scorer::new(&cells, lang, &config);
         let mut alone = Scorer::new(&cells, lang, &config);
         let pos = Chess::default();
-        let kids = children(&pos, None, &config);
+        let kids = children(&pos, None, &config, &PriorMemo::default());
         parent.prescore(0, kids.iter().map(|k| &k.facts));
         let mut child = parent.child();
         for cell in 0..cells.len() {

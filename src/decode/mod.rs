@@ -22,7 +22,7 @@ use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
 pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
-pub use lattice::{SearchLoss, StepKind};
+pub use lattice::{PriorMemo, SearchLoss, StepKind};
 pub use prior::{fit_prior, MovePrior, ATTACK_FEATURES, FEATURE_NAMES as PRIOR_FEATURE_NAMES};
 pub use transcript::{Transcript, TranscriptError};
 pub use tree::{OpeningTree, TREE_MIN_GAMES, TREE_MIN_MOVE, TREE_PLIES};
@@ -466,15 +466,29 @@ pub fn decode<E: CellEvidence>(
     language: LanguageChoice,
     config: &DecoderConfig,
 ) -> Game {
+    decode_remembering(cells, start, language, config, &PriorMemo::default())
+}
+
+/// [`decode`], finding the move priors of positions already expanded in `priors` and keeping
+/// those it works out there: decodes of one game from one start (again after writer
+/// adaptation, or the other player's copy) expand mostly the same positions. The game found
+/// is the same as [`decode`]'s.
+pub fn decode_remembering<E: CellEvidence>(
+    cells: &[E],
+    start: &StartPosition,
+    language: LanguageChoice,
+    config: &DecoderConfig,
+    priors: &PriorMemo,
+) -> Game {
     let (cells, adapted) = adapted_to(cells, config);
     let config = &adapted;
     let lang = match language {
         LanguageChoice::Fixed(lang) => lang,
-        LanguageChoice::Auto => return decode_any_language(cells, start, config),
+        LanguageChoice::Auto => return decode_any_language(cells, start, config, priors),
     };
-    let lattice = lattice::search(cells, &start.position, lang, config, None)
+    let lattice = lattice::search(cells, &start.position, lang, config, priors, None)
         .expect("a search without a rival runs to the end");
-    let lattice = lattice::rescued(lattice, cells, &start.position, lang, config);
+    let lattice = lattice::rescued(lattice, cells, &start.position, lang, config, priors);
     game_from_lattice(&lattice, cells, start, lang, config)
 }
 
@@ -550,13 +564,15 @@ fn decode_any_language<E: CellEvidence>(
     cells: &[E],
     start: &StartPosition,
     config: &DecoderConfig,
+    priors: &PriorMemo,
 ) -> Game {
     let finalists = finalist_languages(cells, config);
     let mut decoded: Vec<(Lattice, &'static Language)> = Vec::new();
     let mut rival: Option<(f32, Vec<f32>)> = None;
     for lang in finalists {
         let layers = rival.as_ref().map(|(_, layers)| layers.as_slice());
-        let Some(lattice) = lattice::search(cells, &start.position, lang, config, layers) else {
+        let Some(lattice) = lattice::search(cells, &start.position, lang, config, priors, layers)
+        else {
             continue;
         };
         let score = lattice.best_score();
@@ -581,7 +597,8 @@ fn decode_any_language<E: CellEvidence>(
     let mut rescued: Vec<(lattice::Rescued, &'static Language)> = decoded
         .into_par_iter()
         .map(|(lattice, lang)| {
-            let rescued = lattice::rescued_once(lattice, cells, &start.position, lang, config);
+            let rescued =
+                lattice::rescued_once(lattice, cells, &start.position, lang, config, priors);
             (rescued, lang)
         })
         .collect();
@@ -597,7 +614,7 @@ fn decode_any_language<E: CellEvidence>(
     let rescued: Vec<(Lattice, &'static Language)> = rescued
         .into_par_iter()
         .map(|(rescued, lang)| {
-            let lattice = lattice::escalated(rescued, cells, &start.position, lang, config);
+            let lattice = lattice::escalated(rescued, cells, &start.position, lang, config, priors);
             (lattice, lang)
         })
         .collect();
@@ -900,7 +917,8 @@ pub fn decode_along<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Option<Game> {
     let (cells, adapted) = adapted_to(cells, config);
-    let lattice = lattice::forced_search(cells, &start.position, lang, moves, &adapted)?;
+    let priors = PriorMemo::default();
+    let lattice = lattice::forced_search(cells, &start.position, lang, moves, &adapted, &priors)?;
     let reads_all = lattice
         .finals
         .first()
@@ -1084,12 +1102,14 @@ mod tests {
         let config = DecoderConfig::default();
         let german = Language::by_code("de").unwrap();
         let english = Language::by_code("en").unwrap();
-        let read = lattice::search(&cells, &start, german, &config, None).unwrap();
+        let priors = PriorMemo::default();
+        let read = lattice::search(&cells, &start, german, &config, &priors, None).unwrap();
         let layers = read.layer_bests(cells.len());
         assert!(layers.iter().all(|b| b.is_finite()), "{layers:?}");
         // English letters misread every knight and bishop: far behind German at once.
-        assert!(lattice::search(&cells, &start, english, &config, Some(&layers)).is_none());
-        assert!(lattice::search(&cells, &start, german, &config, Some(&layers)).is_some());
+        let rival = Some(layers.as_slice());
+        assert!(lattice::search(&cells, &start, english, &config, &priors, rival).is_none());
+        assert!(lattice::search(&cells, &start, german, &config, &priors, rival).is_some());
     }
 
     #[test]

@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 use shakmaty::{Color, Position};
 
 use crate::decode::{
-    decode, decode_along, CellEvidence, DecodedMove, DecoderConfig, Game, LanguageChoice, TypedCell,
+    decode_along, decode_remembering, CellEvidence, DecodedMove, DecoderConfig, Game,
+    LanguageChoice, PriorMemo, TypedCell,
 };
 use crate::notation::Language;
 use crate::page::crop::reading_crops;
@@ -272,14 +273,22 @@ pub fn read_game(
     let own_read = read_pages(sheets, 0, reader, options);
     let copy_read = (!copy.is_empty()).then(|| read_pages(copy, sheets.len(), reader, options));
     let mut decoder = options.decoder.clone();
+    // Every decode of the game expands mostly the same positions.
+    let priors = PriorMemo::default();
     let (pages, copy_pages, mut cells, mut evidence, set_aside) = match (own_read, copy_read) {
         (Ok((pages, cells, evidence)), None) => (pages, Vec::new(), cells, evidence, None),
         (
             Ok((pages, own_cells, own_evidence)),
             Some(Ok((copy_pages, copy_cells, copy_evidence))),
         ) => {
-            let (cells, evidence, copy_language) =
-                fuse_copies(own_cells, own_evidence, copy_cells, copy_evidence, options);
+            let (cells, evidence, copy_language) = fuse_copies(
+                own_cells,
+                own_evidence,
+                copy_cells,
+                copy_evidence,
+                options,
+                &priors,
+            );
             decoder.copy_language = copy_language;
             (pages, copy_pages, cells, evidence, None)
         }
@@ -307,7 +316,13 @@ pub fn read_game(
             )))
         }
     };
-    let mut game = decode(&evidence, &options.start, options.language, &decoder);
+    let mut game = decode_remembering(
+        &evidence,
+        &options.start,
+        options.language,
+        &decoder,
+        &priors,
+    );
     // The language stays the one found: the game is decoded again in it, if at all.
     let copy_language = decoder.copy_language.unwrap_or(game.language);
     let sheet_of = |cell: &GameCell| {
@@ -328,11 +343,12 @@ pub fn read_game(
             |game| writer::learn(game, &evidence, &sheets_read, copy_language),
             |learnt| {
                 let adapted = learnt.taken_through(&evidence, &sheets_read, options.evidence_scale);
-                let game = decode(
+                let game = decode_remembering(
                     &adapted,
                     &options.start,
                     LanguageChoice::Fixed(language),
                     &decoder,
+                    &priors,
                 );
                 (game, adapted)
             },
@@ -646,11 +662,18 @@ fn fuse_copies(
     copy_cells: Vec<GameCell>,
     copy: Vec<CellReading>,
     options: &ReadOptions,
+    priors: &PriorMemo,
 ) -> (Vec<GameCell>, Vec<CellReading>, Option<&'static Language>) {
     // Flagged as the reader of the sheet alone would see it, faint cells included: a faint
     // pencil is doubted as much as its flags say.
     let alone = |evidence: &[CellReading], cells: &[GameCell]| {
-        let mut game = decode(evidence, &options.start, options.language, &options.decoder);
+        let mut game = decode_remembering(
+            evidence,
+            &options.start,
+            options.language,
+            &options.decoder,
+            priors,
+        );
         flag_faint_readings(&mut game, cells);
         game
     };
@@ -1052,6 +1075,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::decode::decode;
     use crate::recognize::evidence::tests::read_as;
     use crate::recognize::{Charset, Posteriors};
 
@@ -1352,6 +1376,7 @@ mod tests {
             game_cells(&copy, 1),
             copy.iter().map(|t| read(t)).collect(),
             &ReadOptions::default(),
+            &PriorMemo::default(),
         );
         assert_eq!(cells.len(), evidence.len());
         assert_eq!(decode_cells(&evidence), truth);
@@ -1408,6 +1433,7 @@ mod tests {
             game_cells(&german, 1),
             german.iter().map(|t| read(t)).collect(),
             &ReadOptions::default(),
+            &PriorMemo::default(),
         );
         let copy_language = copy_language.expect("the copy is read as surely as the sheet");
         assert_eq!(copy_language.code, "de");
