@@ -40,8 +40,10 @@ pub struct CtcCell {
 /// Shards of a cell's cache of scored texts ([`CtcCell`]).
 const SCORED_SHARDS: usize = 16;
 
-/// Texts scored in one cell, each with its value and the `needed` it was computed for.
-type ScoredTexts = Mutex<FxHashMap<u128, (f32, f32)>>;
+/// Texts scored in one cell, each with its value and the `needed` it was computed for, by
+/// its key ([`CtcCell::packed`]): 16 bytes an entry, as the decoder's lookups miss the
+/// processor's caches more often than not.
+type ScoredTexts = Mutex<FxHashMap<u64, (f32, f32)>>;
 
 /// Texts kept frame by frame when a cell is read in its sheet's letters ([`CtcCell::text_in`]):
 /// on the generated validation cells and the real-dev cells, beams of 4 and 20 read as 10
@@ -110,17 +112,20 @@ impl CtcCell {
         read + typed.log_likelihood(body, mark, needed - read)
     }
 
-    /// `text` as the key of its score: its characters' classes, a byte each (every class is
-    /// above 0, so texts of different lengths differ). `None` for a text of more than 16
-    /// characters, or one with a character the model does not read, which is not kept.
-    fn packed(&self, text: &[char]) -> Option<u128> {
-        if text.len() > 16 {
+    /// `text` as the key of its score: its characters' classes, in as many bits each as the
+    /// largest class needs (every class is above 0, so texts of different lengths differ).
+    /// `None` for a text too long for 64 bits (more than 9 characters with the shipped
+    /// reader's 73 classes: only a few long-algebraic promotions and `e.p.` captures with a
+    /// check mark), or one with a character the model does not read; such a text is scored
+    /// each time it is asked for.
+    fn packed(&self, text: &[char]) -> Option<u64> {
+        let charset = &self.posteriors.charset;
+        let bits = usize::BITS - (charset.classes() - 1).leading_zeros();
+        if text.len() * bits as usize > 64 {
             return None;
         }
-        let charset = &self.posteriors.charset;
-        text.iter().try_fold(0u128, |key, &c| {
-            let class = u8::try_from(charset.class(c)?).ok()?;
-            Some(key << 8 | u128::from(class))
+        text.iter().try_fold(0u64, |key, &c| {
+            Some(key << bits | u64::try_from(charset.class(c)?).ok()?)
         })
     }
 
@@ -338,5 +343,34 @@ pub(crate) mod tests {
             cell.log_likelihood(&chars_of("Nf3"), "+", f32::NEG_INFINITY)
                 > cell.log_likelihood(&chars_of("Nf3"), "", f32::NEG_INFINITY) + 1.0
         );
+    }
+
+    #[test]
+    fn every_text_a_key_holds_has_its_own_key() {
+        // 27 characters, 28 classes with the blank: 5 bits a character, 12 in a key.
+        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        let cell = CtcCell::new(read_as(&charset, "Nf3+", 0.9));
+        let mut texts: Vec<Vec<char>> = vec![Vec::new()];
+        for _ in 0..3 {
+            let longer: Vec<Vec<char>> = texts
+                .iter()
+                .flat_map(|t| chars.iter().map(move |&c| [t.as_slice(), &[c]].concat()))
+                .collect();
+            texts.extend(longer);
+        }
+        texts.sort();
+        texts.dedup();
+        let keys: std::collections::HashSet<u64> = texts
+            .iter()
+            .map(|t| cell.packed(t).expect("short texts are kept"))
+            .collect();
+        assert_eq!(keys.len(), texts.len());
+        let longest: Vec<char> = "#=Nb1xc3=Q+#".chars().collect();
+        assert_eq!(longest.len(), 12);
+        let key = cell.packed(&longest).expect("twelve characters fit");
+        assert_ne!(Some(key), cell.packed(&longest[1..]));
+        assert_eq!(cell.packed(&[longest.as_slice(), &['+']].concat()), None);
+        assert_eq!(cell.packed(&['N', 'ф', '3']), None);
     }
 }
