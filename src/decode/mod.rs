@@ -1,6 +1,6 @@
 //! From what each cell of a scoresheet says to the legal game most consistent with it.
 //!
-//! [`decode`] runs a beam search over legal games ([`lattice`]): every legal move in every
+//! [`decode`] runs a beam search over legal games (`lattice`): every legal move in every
 //! kept position is scored by its written forms ([`crate::notation`]) against the cell's
 //! [`CellEvidence`], plus a [`MovePrior`]; hypotheses may also explain a cell as a slip (a move
 //! the player skipped, a junk cell, two cells swapped). Forward–backward over the searched
@@ -114,7 +114,7 @@ pub struct DecoderConfig {
     pub swap_candidates: usize,
     /// Moves tried per ply of a skipped row.
     pub row_skip_candidates: usize,
-    /// A second search where the first one's best path struggled ([`lattice::rescue`]): its
+    /// A second search where the first one's best path struggled (`lattice::rescue`): its
     /// beam width there (0: no second search), margin, how many nodes try slips, and how many
     /// cells before and after each troubled cell it covers.
     pub rescue_beam_width: usize,
@@ -156,7 +156,7 @@ pub struct DecoderConfig {
     /// many nats below a language decoded before it.
     pub language_abandon: f32,
     /// Finalist languages whose first search ends within this many nats of the best one's are
-    /// rescued too ([`lattice::rescue`]), and those within as many nats of the best rescued one
+    /// rescued too (`lattice::rescue`), and those within as many nats of the best rescued one
     /// are escalated (`rescue_escalation_width`); the best reading wins. Negative: only the
     /// best is.
     pub rescue_finalists_within: f32,
@@ -470,9 +470,9 @@ pub fn decode<E: CellEvidence>(
 }
 
 /// [`decode`], finding the move priors of positions already expanded in `priors` and keeping
-/// those it works out there: decodes of one game from one start (again after writer
-/// adaptation, or the other player's copy) expand mostly the same positions. The game found
-/// is the same as [`decode`]'s.
+/// those it works out there: the decodings of one game (again after writer adaptation, or
+/// the other player's copy) expand mostly the same positions. The game found is the same as
+/// [`decode`]'s; the memo grows by a few megabytes a game.
 pub fn decode_remembering<E: CellEvidence>(
     cells: &[E],
     start: &StartPosition,

@@ -505,7 +505,7 @@ pub enum CellsToRead {
     /// Every cell found, as `scoresheet cells --read` shows them.
     Every,
     /// The cells up to the last ply the page stage found ink in, as the last page of a game
-    /// is read: past it the game has ended and no reading counts ([`holds_writing`]), and
+    /// is read: past it the game has ended and no reading counts (`holds_writing`), and
     /// the reader, most of a page's time, would read a third of a long form's empty boxes.
     ThroughLastInk,
 }

@@ -41,8 +41,7 @@ pub struct CtcCell {
 const SCORED_SHARDS: usize = 16;
 
 /// Texts scored in one cell, each with its value and the `needed` it was computed for, by
-/// its key ([`CtcCell::packed`]): 16 bytes an entry, as the decoder's lookups miss the
-/// processor's caches more often than not.
+/// its key ([`CtcCell::packed`]): 16 bytes an entry.
 type ScoredTexts = Mutex<FxHashMap<u64, (f32, f32)>>;
 
 /// Texts kept frame by frame when a cell is read in its sheet's letters ([`CtcCell::text_in`]):
