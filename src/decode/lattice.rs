@@ -607,14 +607,15 @@ fn after(pos: &Chess, m: Move) -> Chess {
     next
 }
 
+/// The legal moves of `pos` (with its zobrist key) with their facts and priors.
 fn children(
-    pos: &Chess,
+    (pos, key): (&Chess, u64),
     last_to: Option<Square>,
     config: &DecoderConfig,
     priors: &PriorMemo,
 ) -> Vec<Child> {
     let (legal, mut kids) = unpriced_children(pos);
-    set_priors(pos, &legal, last_to, config, priors, &mut kids);
+    set_priors((pos, key), &legal, last_to, config, priors, &mut kids);
     kids
 }
 
@@ -686,14 +687,15 @@ impl PriorMemo {
         *self.settings.get_or_init(|| settings.clone()) == settings
     }
 
-    fn key(pos: &Chess, last_to: Option<Square>) -> PriorKey {
+    /// The memo's key of `pos` (with its zobrist key).
+    fn key((pos, zobrist_key): (&Chess, u64), last_to: Option<Square>) -> PriorKey {
         let last = last_to.map_or(64, u8::from);
         let book = if pos.fullmoves().get() <= BOOK_MOVES {
             128
         } else {
             0
         };
-        (zobrist(pos), last | book)
+        (zobrist_key, last | book)
     }
 
     fn shard(&self, key: PriorKey) -> &Mutex<HashMap<PriorKey, Box<[f32]>>> {
@@ -725,18 +727,18 @@ impl PriorMemo {
     }
 }
 
-/// Gives `kids`, the `moves` of `pos` (whose opponent last moved to `last_to`) in that order,
-/// their log-priors: at most 0 for a `prior_weight` of at least 0. Recalled from `memo` when
-/// it holds them, and kept there otherwise.
+/// Gives `kids`, the `moves` of `pos` (with its zobrist key; its opponent last moved to
+/// `last_to`) in that order, their log-priors: at most 0 for a `prior_weight` of at least 0.
+/// Recalled from `memo` when it holds them, and kept there otherwise.
 fn set_priors(
-    pos: &Chess,
+    (pos, zobrist_key): (&Chess, u64),
     moves: &[Move],
     last_to: Option<Square>,
     config: &DecoderConfig,
     memo: &PriorMemo,
     kids: &mut [Child],
 ) {
-    let key = PriorMemo::key(pos, last_to);
+    let key = PriorMemo::key((pos, zobrist_key), last_to);
     if memo.recall(key, kids) {
         return;
     }
@@ -1252,7 +1254,7 @@ fn run_search<E: CellEvidence>(
             .with_min_len(NODES_PER_TASK)
             .map(|&id| {
                 let node = &lattice.nodes[id as usize];
-                search.children(&node.pos, node.last_to, node.ply)
+                search.children((&node.pos, node.key), node.last_to, node.ply)
             })
             .collect();
         search
@@ -1376,7 +1378,11 @@ fn run_search<E: CellEvidence>(
                     if depth == 1 {
                         // Or the cell before held the later move of a swapped pair, which fit
                         // there by chance.
-                        let kids = task.children(&ancestor.pos, ancestor.last_to, ancestor.ply);
+                        let kids = task.children(
+                            (&ancestor.pos, ancestor.key),
+                            ancestor.last_to,
+                            ancestor.ply,
+                        );
                         task.swapped_pair(at, ancestor, &kids, cell - 1);
                     }
                 }
@@ -1441,8 +1447,9 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         self.pending.take_buffered(worked.offers);
     }
 
-    /// The moves of `pos`, reached after `ply` plies, that the search may play.
-    fn children(&self, pos: &Chess, last_to: Option<Square>, ply: u32) -> Vec<Child> {
+    /// The moves of `pos` (with its zobrist key), reached after `ply` plies, that the search
+    /// may play.
+    fn children(&self, pos: (&Chess, u64), last_to: Option<Square>, ply: u32) -> Vec<Child> {
         let mut kids = children(pos, last_to, self.config, self.priors);
         self.keep_line(&mut kids, ply);
         kids
@@ -1463,7 +1470,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
     #[allow(clippy::too_many_arguments)]
     fn children_that_may_enter(
         &mut self,
-        pos: &Chess,
+        (pos, key): (&Chess, u64),
         last_to: Option<Square>,
         ply: u32,
         layer: usize,
@@ -1472,7 +1479,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         cell: usize,
     ) -> Vec<Child> {
         if self.config.prior_weight < 0.0 {
-            return self.children(pos, last_to, ply);
+            return self.children((pos, key), last_to, ply);
         }
         let (legal, mut kids) = unpriced_children(pos);
         let line = self.line.map(|line| line.get(ply as usize));
@@ -1485,7 +1492,14 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         if !may_enter {
             return Vec::new();
         }
-        set_priors(pos, &legal, last_to, self.config, self.priors, &mut kids);
+        set_priors(
+            (pos, key),
+            &legal,
+            last_to,
+            self.config,
+            self.priors,
+            &mut kids,
+        );
         self.keep_line(&mut kids, ply);
         kids
     }
@@ -1588,7 +1602,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 let first_pos = after(&node.pos, first.m);
                 let first_key = key_after(&node.pos, node.key, first.m, &first_pos);
                 let replies = self.children_that_may_enter(
-                    &first_pos,
+                    (&first_pos, first_key),
                     Some(first.m.to()),
                     node.ply + 1,
                     cell + 1,
@@ -1624,7 +1638,8 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 }
                 let first_pos = after(&node.pos, first.m);
                 let first_key = key_after(&node.pos, node.key, first.m, &first_pos);
-                let mut seconds = self.children(&first_pos, Some(first.m.to()), node.ply + 1);
+                let mut seconds =
+                    self.children((&first_pos, first_key), Some(first.m.to()), node.ply + 1);
                 seconds.sort_by(|a, b| b.log_prior.total_cmp(&a.log_prior));
                 for second in seconds.iter().take(config.row_skip_candidates) {
                     let chain = slips.skipped_row + first.log_prior + second.log_prior;
@@ -1634,7 +1649,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                     let second_pos = after(&first_pos, second.m);
                     let second_key = key_after(&first_pos, first_key, second.m, &second_pos);
                     let replies = self.children_that_may_enter(
-                        &second_pos,
+                        (&second_pos, second_key),
                         Some(second.m.to()),
                         node.ply + 2,
                         cell + 1,
@@ -1694,7 +1709,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 continue;
             }
             let replies = self.children_that_may_enter(
-                &first_pos,
+                (&first_pos, first_key),
                 Some(first.m.to()),
                 node.ply + 1,
                 cell + 2,
@@ -1758,7 +1773,11 @@ impl<'a, E: CellEvidence> Search<'a, E> {
     /// `cell`, each among the few that fit its cell best.
     fn skip_before(&mut self, ancestor_id: u32, ancestor: &Node, from: usize, cell: usize) {
         let config = self.config;
-        for first in self.children(&ancestor.pos, ancestor.last_to, ancestor.ply) {
+        for first in self.children(
+            (&ancestor.pos, ancestor.key),
+            ancestor.last_to,
+            ancestor.ply,
+        ) {
             let skipped = Step {
                 m: first.m,
                 cell: None,
@@ -1802,7 +1821,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             return;
         }
         let kids = self.children_that_may_enter(
-            pos,
+            (pos, key),
             Some(last_to),
             src.ply + steps.len() as u32,
             cell + 1,
@@ -1877,7 +1896,11 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 .rev()
                 .map(|&(_, m, c)| (m, c))
                 .collect();
-            for other in self.children(&ancestor.pos, ancestor.last_to, ancestor.ply) {
+            for other in self.children(
+                (&ancestor.pos, ancestor.key),
+                ancestor.last_to,
+                ancestor.ply,
+            ) {
                 if other.m == made
                     || !self
                         .pending
@@ -1936,7 +1959,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 return;
             }
             let ply = src.ply + chain.len() as u32;
-            let kids = self.children(&pos, Some(last_to), ply);
+            let kids = self.children((&pos, key), Some(last_to), ply);
             let Some(kid) = kids.iter().find(|kid| kid.m == m) else {
                 return;
             };
@@ -1960,10 +1983,15 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         let Ok(swapped) = pos.clone().swap_turn() else {
             return f32::NEG_INFINITY;
         };
-        children(&swapped, None, self.config, self.priors)
-            .iter()
-            .map(|k| self.scorer.score(cell, &k.facts))
-            .fold(f32::NEG_INFINITY, f32::max)
+        children(
+            (&swapped, zobrist(&swapped)),
+            None,
+            self.config,
+            self.priors,
+        )
+        .iter()
+        .map(|k| self.scorer.score(cell, &k.facts))
+        .fold(f32::NEG_INFINITY, f32::max)
     }
 
     /// The `keep` moves of `kids` (from `pos`) that fit `cell` best, played out, with their
@@ -2703,7 +2731,7 @@ mod tests {
         // same position after another last move (a recapture counts), or past the book's
         // moves, has its own.
         let priors_of = |pos: &Chess, last: Option<Square>, memo: &PriorMemo| -> Vec<u32> {
-            children(pos, last, &config, memo)
+            children((pos, zobrist(pos)), last, &config, memo)
                 .iter()
                 .map(|k| k.log_prior.to_bits())
                 .collect()
@@ -2740,8 +2768,8 @@ mod tests {
         .unwrap();
         assert_eq!(zobrist(&late), zobrist(&berlin));
         assert_ne!(
-            PriorMemo::key(&late, Some(Square::F6)),
-            PriorMemo::key(&berlin, Some(Square::F6))
+            PriorMemo::key((&late, zobrist(&late)), Some(Square::F6)),
+            PriorMemo::key((&berlin, zobrist(&berlin)), Some(Square::F6))
         );
     }
 
@@ -2757,7 +2785,7 @@ mod tests {
         let mut one_by_one = Scorer::new(&serial_cells, lang, &config);
         let mut pos = Chess::default();
         for (cell, san) in ["e4", "f6", "d4", "g5", "Qh5#"].into_iter().enumerate() {
-            let kids = children(&pos, None, &config, &PriorMemo::default());
+            let kids = children((&pos, zobrist(&pos)), None, &config, &PriorMemo::default());
             side_by_side.prescore(cell, kids.iter().map(|k| &k.facts));
             let distinct: rustc_hash::FxHashSet<u32> = kids.iter().map(|k| k.facts.key()).collect();
             assert_eq!(side_by_side.caches.scores[cell].len(), distinct.len());
@@ -2784,7 +2812,7 @@ mod tests {
         let mut parent = Scorer::new(&cells, lang, &config);
         let mut alone = Scorer::new(&cells, lang, &config);
         let pos = Chess::default();
-        let kids = children(&pos, None, &config, &PriorMemo::default());
+        let kids = children((&pos, zobrist(&pos)), None, &config, &PriorMemo::default());
         parent.prescore(0, kids.iter().map(|k| &k.facts));
         let mut child = parent.child();
         for cell in 0..cells.len() {

@@ -510,6 +510,16 @@ pub enum CellsToRead {
     ThroughLastInk,
 }
 
+impl CellsToRead {
+    /// The last ply of `cells` inside the game as read this way (`None`: no cell holds ink).
+    fn last_ply(self, cells: &Cells) -> Option<u32> {
+        match self {
+            CellsToRead::Every => Some(u32::MAX),
+            CellsToRead::ThroughLastInk => cells.last_written_ply(),
+        }
+    }
+}
+
 /// The cells of `sheet` ([`find_cells`]) the right way up, each with its reading (`None` for a
 /// cell `which` leaves unread). A table of moves looks much the same upside down, and a page
 /// photographed so (or scanned the wrong way round) would be read as a game of nonsense: a
@@ -530,11 +540,8 @@ pub fn upright_cells(
             .map_err(|e| ReadError(format!("{}: {e}", sheet.name)))
     };
     let read_cells = |cells: &Cells| -> Result<Vec<Option<CtcCell>>, ReadError> {
-        let last_inked_ply = match which {
-            CellsToRead::Every => u32::MAX,
-            CellsToRead::ThroughLastInk => cells.last_written_ply().unwrap_or(0),
-        };
-        let wanted = |cell: &Cell| cell.ply <= last_inked_ply;
+        let last_ply = which.last_ply(cells).unwrap_or(0);
+        let wanted = |cell: &Cell| cell.ply <= last_ply;
         let quads: Vec<Quad> = cells
             .cells
             .iter()
@@ -847,11 +854,7 @@ fn read_pages(
         let mut by_ply: Vec<(Cell, Option<CtcCell>)> =
             found.cells.iter().cloned().zip(readings).collect();
         by_ply.sort_by_key(|(cell, _)| cell.ply);
-        let last_inked_ply = if which == CellsToRead::Every {
-            Some(u32::MAX)
-        } else {
-            found.last_written_ply()
-        };
+        let last_inked_ply = which.last_ply(&found);
         let mut expected_ply = 1;
         // Where Black moves first, the first row's White cell holds no move (it is left empty or
         // dotted): the game begins in the cell beside it.
