@@ -1,5 +1,7 @@
 //! Plane geometry the page stage needs: quadrilaterals, ruling lines fitted as straight lines,
-//! and the overlap of two convex polygons.
+//! the overlap of two convex polygons, and projective maps applied a row at a time.
+
+use imageproc::geometric_transformations::Projection;
 
 /// A point `[x, y]` in pixels.
 pub type Point = [f32; 2];
@@ -105,6 +107,140 @@ pub fn mean_sides(quad: &Quad) -> (f32, f32) {
         (side(quad[0], quad[1]) + side(quad[3], quad[2])) / 2.0,
         (side(quad[0], quad[3]) + side(quad[1], quad[2])) / 2.0,
     )
+}
+
+/// A projective map of the plane as `imageproc`'s [`Projection`] holds and applies it, with
+/// its matrix at hand so that a warp can apply it a row at a time: along a row only `x`
+/// changes, and a run of pixels is divided at once. Every point it maps is, to the last bit,
+/// where the `Projection` of the same control points maps it (the same solve, the same
+/// arithmetic in the same order), so a view warped through it is the one `imageproc` would
+/// give.
+#[derive(Debug, Clone, Copy)]
+pub struct PlaneMap {
+    /// Row-major 3 x 3 matrix in homogeneous coordinates, its last entry 1.
+    matrix: [f32; 9],
+    kind: MapKind,
+    projection: Projection,
+}
+
+/// Which of its three formulas `imageproc` applies a map with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum MapKind {
+    Translation,
+    Affine,
+    Projective,
+}
+
+impl PlaneMap {
+    /// The map taking each point of `from` to the same corner of `to`; `None` where
+    /// [`Projection::from_control_points`] finds none. The linear system and its SVD solve are
+    /// those of `imageproc` 0.27 (MIT licence), whose matrix is private.
+    pub fn from_control_points(from: [(f32, f32); 4], to: [(f32, f32); 4]) -> Option<PlaneMap> {
+        use nalgebra::{linalg::SVD, OMatrix, OVector, U8};
+        let f = from.map(|(x, y)| (f64::from(x), f64::from(y)));
+        let t = to.map(|(x, y)| (f64::from(x), f64::from(y)));
+        let mut rows = [0f64; 64];
+        for (k, (&(xf, yf), &(x, y))) in f.iter().zip(&t).enumerate() {
+            rows[16 * k..16 * k + 16].copy_from_slice(&[
+                0.0,
+                0.0,
+                0.0,
+                -xf,
+                -yf,
+                -1.0,
+                y * xf,
+                y * yf,
+                xf,
+                yf,
+                1.0,
+                0.0,
+                0.0,
+                0.0,
+                -x * xf,
+                -x * yf,
+            ]);
+        }
+        let a = OMatrix::<f64, U8, U8>::from_row_slice(&rows);
+        let b = OVector::<f64, U8>::from_row_slice(&[
+            -t[0].1, t[0].0, -t[1].1, t[1].0, -t[2].1, t[2].0, -t[3].1, t[3].0,
+        ]);
+        let h = SVD::try_new(a, true, true, f64::EPSILON, 0)?
+            .solve(&b, f64::EPSILON)
+            .ok()?;
+        let matrix = [
+            h[0] as f32,
+            h[1] as f32,
+            h[2] as f32,
+            h[3] as f32,
+            h[4] as f32,
+            h[5] as f32,
+            h[6] as f32,
+            h[7] as f32,
+            1.0,
+        ];
+        let projection = Projection::from_matrix(matrix)?;
+        let near = |value: f32, to: f32| (value - to).abs() < 1e-10;
+        let kind = if near(matrix[6], 0.0) && near(matrix[7], 0.0) {
+            if near(matrix[0], 1.0)
+                && near(matrix[1], 0.0)
+                && near(matrix[3], 0.0)
+                && near(matrix[4], 1.0)
+            {
+                MapKind::Translation
+            } else {
+                MapKind::Affine
+            }
+        } else {
+            MapKind::Projective
+        };
+        Some(PlaneMap {
+            matrix,
+            kind,
+            projection,
+        })
+    }
+
+    /// The same map as an `imageproc` [`Projection`].
+    pub fn projection(&self) -> Projection {
+        self.projection
+    }
+
+    /// The map along the line at height `y`.
+    pub fn row(&self, y: f32) -> RowMap {
+        let m = &self.matrix;
+        RowMap {
+            matrix: *m,
+            kind: self.kind,
+            y,
+            across_y: [m[1] * y, m[4] * y, m[7] * y],
+        }
+    }
+}
+
+/// A [`PlaneMap`] along one line of constant `y`, the products with `y` worked out once.
+#[derive(Debug, Clone, Copy)]
+pub struct RowMap {
+    matrix: [f32; 9],
+    kind: MapKind,
+    y: f32,
+    across_y: [f32; 3],
+}
+
+impl RowMap {
+    /// Where `(x, y)` goes, as `Projection * (x, y)` computes it.
+    #[inline(always)]
+    pub fn map(&self, x: f32) -> (f32, f32) {
+        let m = &self.matrix;
+        let [uy, vy, wy] = self.across_y;
+        match self.kind {
+            MapKind::Translation => (x + m[2], self.y + m[5]),
+            MapKind::Affine => (m[0] * x + uy + m[2], m[3] * x + vy + m[5]),
+            MapKind::Projective => {
+                let d = m[6] * x + wy + m[8];
+                ((m[0] * x + uy + m[2]) / d, (m[3] * x + vy + m[5]) / d)
+            }
+        }
+    }
 }
 
 /// Distance from `point` to the segment from `a` to `b`.
@@ -233,6 +369,54 @@ mod tests {
             assert!(!convex_quad_contains(&quad, [-1.0, 5.0]));
             assert!(!convex_quad_contains(&quad, [5.0, 11.0]));
         }
+    }
+
+    #[test]
+    fn a_plane_map_maps_every_point_as_imageproc_does_to_the_bit() {
+        let mut rng = crate::synth::Rng::new(5);
+        let (width, height) = (600.0, 850.0);
+        let from = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)];
+        let mut quads: Vec<Quad> = vec![
+            // An upright rectangle: a scan's page, mapped without perspective.
+            [[0.0, 0.0], [600.0, 0.0], [600.0, 850.0], [0.0, 850.0]],
+            [[10.0, 20.0], [110.0, 20.0], [110.0, 70.0], [10.0, 70.0]],
+        ];
+        quads.extend((0..50).map(|_| {
+            let mut corner = |x: f32, y: f32| {
+                [
+                    x + 300.0 * rng.unit() as f32 - 150.0,
+                    y + 300.0 * rng.unit() as f32 - 150.0,
+                ]
+            };
+            [
+                corner(0.0, 0.0),
+                corner(1400.0, 0.0),
+                corner(1400.0, 2000.0),
+                corner(0.0, 2000.0),
+            ]
+        }));
+        for quad in quads {
+            let to = quad.map(|[x, y]| (x, y));
+            let reference = Projection::from_control_points(from, to).unwrap();
+            let map = PlaneMap::from_control_points(from, to).unwrap();
+            for _ in 0..200 {
+                let (x, y) = ((rng.below(600) as f32) + 0.5, (rng.below(850) as f32) + 0.5);
+                let expected = reference * (x, y);
+                let (u, v) = map.row(y).map(x);
+                assert_eq!(
+                    (u.to_bits(), v.to_bits()),
+                    (expected.0.to_bits(), expected.1.to_bits())
+                );
+                let again = map.projection() * (x, y);
+                assert_eq!(again.0.to_bits(), expected.0.to_bits());
+                assert_eq!(again.1.to_bits(), expected.1.to_bits());
+            }
+        }
+        let collapsed = [(0.0, 0.0), (10.0, 0.0), (20.0, 0.0), (30.0, 0.0)];
+        assert_eq!(
+            PlaneMap::from_control_points(from, collapsed).is_some(),
+            Projection::from_control_points(from, collapsed).is_some()
+        );
     }
 
     #[test]

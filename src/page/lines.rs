@@ -10,6 +10,7 @@ use image::GrayImage;
 use rayon::prelude::*;
 
 use super::geometry::{fit_line, HLine, VLine};
+use super::round_to_whole;
 
 /// A boolean image, row-major.
 #[derive(Debug, Clone, PartialEq)]
@@ -465,7 +466,7 @@ fn dominant_slope(points: &[(u16, u16)], w: usize, h: usize, max_slope: f32) -> 
         let shift = (slope.abs() * w as f32).ceil() as i64 + 2;
         let mut hist = vec![0u32; h + 2 * shift as usize + 2];
         for &(x, y) in &sample {
-            let b = (y as f32 - slope * x as f32).round() as i64 + shift;
+            let b = round_to_whole(y as f32 - slope * x as f32) + shift;
             if let Some(c) = hist.get_mut(b as usize) {
                 *c += 1;
             }

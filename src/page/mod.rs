@@ -560,30 +560,40 @@ fn cells_of(
 // Always inlined: it runs once per warped pixel, and LLVM kept it a call.
 #[inline(always)]
 pub(crate) fn bilinear_grey(image: &GrayImage, u: f32, v: f32) -> u8 {
-    let (width, height) = (image.width() as i64, image.height() as i64);
+    let (width, height) = (image.width(), image.height());
+    let stride = width as usize;
+    let pixels = image.as_raw();
+    let (u, v) = (u - 0.5, v - 0.5);
+    let weighted = |[a, b, c, d]: [f32; 4], fx: f32, fy: f32| {
+        let top = a * (1.0 - fx) + b * fx;
+        let bottom = c * (1.0 - fx) + d * fx;
+        round_grey(top * (1.0 - fy) + bottom * fy)
+    };
+    // Inside the image, as nearly every point of a warp is: the whole parts are the
+    // truncations (the floor of a non-negative value), and all four pixels are there.
+    if u >= 0.0 && v >= 0.0 && u < (width as f32 - 1.0) && v < (height as f32 - 1.0) {
+        let (x0, y0) = (u as usize, v as usize);
+        let i = y0 * stride + x0;
+        let j = i + stride;
+        let corners = [pixels[i], pixels[i + 1], pixels[j], pixels[j + 1]].map(f32::from);
+        return weighted(corners, u - x0 as f32, v - y0 as f32);
+    }
+    let (width, height) = (i64::from(width), i64::from(height));
     if width == 0 || height == 0 {
         return 255;
     }
-    let stride = image.width() as usize;
-    let pixels = image.as_raw();
-    let (u, v) = (u - 0.5, v - 0.5);
     let (x0, y0) = (floor_exact(u), floor_exact(v));
     let (fx, fy) = (u - x0, v - y0);
     let (x0, y0) = (x0 as i64, y0 as i64);
-    let [a, b, c, d] = if x0 >= 0 && y0 >= 0 && x0 < width - 1 && y0 < height - 1 {
-        let i = y0 as usize * stride + x0 as usize;
-        let j = i + stride;
-        [pixels[i], pixels[i + 1], pixels[j], pixels[j + 1]].map(f32::from)
-    } else {
-        let pixel = |x: i64, y: i64| {
-            pixels[y.clamp(0, height - 1) as usize * stride + x.clamp(0, width - 1) as usize] as f32
-        };
-        let (x1, y1) = (x0.saturating_add(1), y0.saturating_add(1));
-        [pixel(x0, y0), pixel(x1, y0), pixel(x0, y1), pixel(x1, y1)]
+    let pixel = |x: i64, y: i64| {
+        pixels[y.clamp(0, height - 1) as usize * stride + x.clamp(0, width - 1) as usize] as f32
     };
-    let top = a * (1.0 - fx) + b * fx;
-    let bottom = c * (1.0 - fx) + d * fx;
-    round_grey(top * (1.0 - fy) + bottom * fy)
+    let (x1, y1) = (x0.saturating_add(1), y0.saturating_add(1));
+    weighted(
+        [pixel(x0, y0), pixel(x1, y0), pixel(x0, y1), pixel(x1, y1)],
+        fx,
+        fy,
+    )
 }
 
 /// `grey.round() as u8` for a grey level in 0..=255 (halves away from zero), without the
@@ -606,6 +616,19 @@ pub(crate) fn floor_exact(value: f32) -> f32 {
         }
     } else {
         value
+    }
+}
+
+/// `value.round() as i64` (halves away from zero) without the library call `f32::round`
+/// makes on the baseline x86-64 target: exact, as [`floor_exact`] is. The tilt search
+/// rounds every sampled ink point at every slope it tries.
+pub(crate) fn round_to_whole(value: f32) -> i64 {
+    if value.abs() < 8_388_608.0 {
+        let whole = value as i32;
+        let rest = value - whole as f32;
+        i64::from(whole) + i64::from(rest >= 0.5) - i64::from(rest <= -0.5)
+    } else {
+        value as i64
     }
 }
 
@@ -736,6 +759,15 @@ mod tests {
             assert_eq!(floor_exact(value), value.floor(), "{value}");
         }
         assert!(floor_exact(f32::NAN).is_nan());
+        let random = (0..200_000).map(|i| {
+            let magnitude = 10f32.powi(i % 9 - 2);
+            (rng.unit() as f32 - 0.5) * 2.0 * magnitude
+        });
+        let halves = (-40..=40).map(|half| half as f32 / 2.0);
+        for value in specials.into_iter().chain(halves).chain(random) {
+            assert_eq!(round_to_whole(value), value.round() as i64, "{value}");
+        }
+        assert_eq!(round_to_whole(f32::NAN), f32::NAN.round() as i64);
         // Every grey level, halves (which go up) included.
         let halves = (0..=510).map(|half| half as f32 / 2.0);
         for grey in halves.chain((0..100_000).map(|_| 256.0 * rng.unit() as f32 - 0.5)) {
