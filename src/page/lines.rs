@@ -123,7 +123,49 @@ fn single(image: &GrayImage, radius: u32, test: Darker) -> Mask {
 pub fn dark_masks<const N: usize>(image: &GrayImage, radius: u32, tests: [Darker; N]) -> [Mask; N] {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let raw = image.as_raw();
-    // Integral image with a zero row and column in front.
+    let integral = integral_sums(image);
+    let table = Integral {
+        sums: &integral,
+        width: w,
+        height: h,
+    };
+    let r = radius as usize;
+    // Bit i of a pixel's flags: test i holds there.
+    let mut flags = vec![0u8; w * h];
+    flags.par_chunks_mut(w.max(1)).enumerate().for_each_init(
+        || (vec![0f32; w], vec![0f32; w]),
+        |(around, here), (y, row)| {
+            table.row_means(y, (r, r), around);
+            for (i, test) in tests.iter().enumerate() {
+                let here: &[f32] = if test.probe == (0, 0) {
+                    for (value, &pixel) in here.iter_mut().zip(&raw[y * w..(y + 1) * w]) {
+                        *value = pixel as f32;
+                    }
+                    here
+                } else {
+                    table.row_means(y, (test.probe.0 as usize, test.probe.1 as usize), here);
+                    here
+                };
+                // Branch-free, so that whole runs of pixels are compared at once.
+                for ((flag, &around), &here) in row.iter_mut().zip(around.iter()).zip(here) {
+                    let dark = here < around * test.ratio && around - here > test.min_difference;
+                    *flag |= u8::from(dark) << i;
+                }
+            }
+        },
+    );
+    std::array::from_fn(|i| Mask {
+        width: w,
+        height: h,
+        bits: flags.iter().map(|f| f & (1 << i) != 0).collect(),
+    })
+}
+
+/// The integral image of `image`, with a zero row and column in front (row stride
+/// `width + 1`).
+fn integral_sums(image: &GrayImage) -> Vec<u32> {
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    let raw = image.as_raw();
     let stride = w + 1;
     let mut integral = vec![0u32; stride * (h + 1)];
     for y in 0..h {
@@ -133,46 +175,52 @@ pub fn dark_masks<const N: usize>(image: &GrayImage, radius: u32, tests: [Darker
             integral[(y + 1) * stride + x + 1] = integral[y * stride + x + 1] + row_sum;
         }
     }
-    let r = radius as usize;
-    // Bit i of a pixel's flags: test i holds there.
-    let mut flags = vec![0u8; w * h];
-    flags
-        .par_chunks_mut(w.max(1))
-        .enumerate()
-        .for_each(|(y, row)| {
-            // Box sums from the integral image, rows fixed for this line of pixels.
-            let rows = |half: usize| {
-                let (y0, y1) = (y.saturating_sub(half), (y + half + 1).min(h));
-                (y0 * stride, y1 * stride, (y1 - y0) as f32)
-            };
-            let mean = |(top, bottom, height): (usize, usize, f32), x: usize, half: usize| {
-                let (x0, x1) = (x.saturating_sub(half), (x + half + 1).min(w));
-                let sum = integral[bottom + x1] + integral[top + x0]
-                    - integral[top + x1]
-                    - integral[bottom + x0];
-                sum as f32 / ((x1 - x0) as f32 * height)
-            };
-            let around_rows = rows(r);
-            let probe_rows = tests.map(|t| rows(t.probe.1 as usize));
-            for (x, flag) in row.iter_mut().enumerate() {
-                let around = mean(around_rows, x, r);
-                for (i, test) in tests.iter().enumerate() {
-                    let here = if test.probe == (0, 0) {
-                        raw[y * w + x] as f32
-                    } else {
-                        mean(probe_rows[i], x, test.probe.0 as usize)
-                    };
-                    if here < around * test.ratio && around - here > test.min_difference {
-                        *flag |= 1 << i;
-                    }
-                }
-            }
-        });
-    std::array::from_fn(|i| Mask {
-        width: w,
-        height: h,
-        bits: flags.iter().map(|f| f & (1 << i) != 0).collect(),
-    })
+    integral
+}
+
+/// An integral image ([`integral_sums`]) of a `width` x `height` grey image.
+struct Integral<'a> {
+    sums: &'a [u32],
+    width: usize,
+    height: usize,
+}
+
+impl Integral<'_> {
+    /// The mean grey of the box of half sizes `(half_x, half_y)` around each pixel of row `y`
+    /// (clipped at the image's borders) into `out` (one value a pixel). Inside the borders
+    /// the box is whole and its sums need no clipping: those pixels are worked out in one
+    /// branch-free run, the same sums and divisions as at the borders.
+    fn row_means(&self, y: usize, (half_x, half_y): (usize, usize), out: &mut [f32]) {
+        let (w, stride) = (self.width, self.width + 1);
+        let (y0, y1) = (y.saturating_sub(half_y), (y + half_y + 1).min(self.height));
+        let top = &self.sums[y0 * stride..(y0 + 1) * stride];
+        let bottom = &self.sums[y1 * stride..(y1 + 1) * stride];
+        let height = (y1 - y0) as f32;
+        let clipped = |x: usize| {
+            let (x0, x1) = (x.saturating_sub(half_x), (x + half_x + 1).min(w));
+            let sum = bottom[x1] + top[x0] - top[x1] - bottom[x0];
+            sum as f32 / ((x1 - x0) as f32 * height)
+        };
+        let inside = half_x..w.saturating_sub(half_x).max(half_x);
+        for x in (0..inside.start.min(w)).chain(inside.end..w) {
+            out[x] = clipped(x);
+        }
+        let span = 2 * half_x + 1;
+        let area = span as f32 * height;
+        if inside.is_empty() {
+            return;
+        }
+        let lows = inside.start - half_x..inside.end - half_x;
+        let highs = inside.start + half_x + 1..inside.end + half_x + 1;
+        for (((value, (&b1, &t1)), &t0), &b0) in out[inside]
+            .iter_mut()
+            .zip(bottom[highs.clone()].iter().zip(&top[highs]))
+            .zip(&top[lows.clone()])
+            .zip(&bottom[lows])
+        {
+            *value = (b1 + t0 - t1 - b0) as f32 / area;
+        }
+    }
 }
 
 /// The ink pixels that lie on horizontal runs at least `min_run` long; a run may wobble by a
@@ -506,6 +554,81 @@ pub fn fit_vertical_rulings(runs_transposed: &Mask, min_length: f32, max_gap: f3
 mod tests {
     use super::*;
     use image::Luma;
+
+    /// `dark_masks` as first written, pixel by pixel with the box clipped at every pixel.
+    fn dark_masks_reference<const N: usize>(
+        image: &GrayImage,
+        radius: u32,
+        tests: [Darker; N],
+    ) -> [Mask; N] {
+        let (w, h) = (image.width() as usize, image.height() as usize);
+        let pixel = |x: usize, y: usize| image.get_pixel(x as u32, y as u32).0[0] as u32;
+        let mean = |x: usize, y: usize, (half_x, half_y): (usize, usize)| {
+            let (x0, x1) = (x.saturating_sub(half_x), (x + half_x + 1).min(w));
+            let (y0, y1) = (y.saturating_sub(half_y), (y + half_y + 1).min(h));
+            let sum: u32 = (y0..y1)
+                .flat_map(|yy| (x0..x1).map(move |xx| (xx, yy)))
+                .map(|(xx, yy)| pixel(xx, yy))
+                .sum();
+            sum as f32 / ((x1 - x0) as f32 * (y1 - y0) as f32)
+        };
+        // The means themselves, to the bit: the masks alone seldom show a last-bit slip.
+        let integral = integral_sums(image);
+        let table = Integral {
+            sums: &integral,
+            width: w,
+            height: h,
+        };
+        let mut row = vec![0f32; w];
+        for half in [(radius as usize, radius as usize), (3, 0), (0, 2), (40, 1)] {
+            for y in 0..h {
+                table.row_means(y, half, &mut row);
+                for (x, value) in row.iter().enumerate() {
+                    assert_eq!(
+                        value.to_bits(),
+                        mean(x, y, half).to_bits(),
+                        "{x} {y} {half:?}"
+                    );
+                }
+            }
+        }
+        let r = radius as usize;
+        std::array::from_fn(|i| {
+            let test = tests[i];
+            let mut mask = Mask::new(w, h);
+            for y in 0..h {
+                for x in 0..w {
+                    let around = mean(x, y, (r, r));
+                    let here = if test.probe == (0, 0) {
+                        pixel(x, y) as f32
+                    } else {
+                        mean(x, y, (test.probe.0 as usize, test.probe.1 as usize))
+                    };
+                    if here < around * test.ratio && around - here > test.min_difference {
+                        mask.bits[y * w + x] = true;
+                    }
+                }
+            }
+            mask
+        })
+    }
+
+    #[test]
+    fn dark_masks_are_those_of_boxes_clipped_pixel_by_pixel() {
+        let mut rng = crate::synth::Rng::new(9);
+        // Narrower and wider than the boxes, and a single row or column.
+        for (w, h) in [(40, 30), (5, 17), (1, 9), (23, 1), (64, 64)] {
+            let image = GrayImage::from_fn(w, h, |_, _| Luma([rng.below(256) as u8]));
+            for radius in [0, 2, 6] {
+                let tests = [INK, PRINTED, WRITING, ruling((3, 0)), ruling((0, 2))];
+                assert_eq!(
+                    dark_masks(&image, radius, tests),
+                    dark_masks_reference(&image, radius, tests),
+                    "{w} x {h}, radius {radius}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn finds_tilted_lines_and_ignores_short_strokes() {
