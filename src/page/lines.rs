@@ -205,11 +205,10 @@ impl Integral<'_> {
         for x in (0..inside.start.min(w)).chain(inside.end..w) {
             out[x] = clipped(x);
         }
-        let span = 2 * half_x + 1;
-        let area = span as f32 * height;
         if inside.is_empty() {
             return;
         }
+        let area = (2 * half_x + 1) as f32 * height;
         let lows = inside.start - half_x..inside.end - half_x;
         let highs = inside.start + half_x + 1..inside.end + half_x + 1;
         for (((value, (&b1, &t1)), &t0), &b0) in out[inside]
