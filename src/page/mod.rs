@@ -91,11 +91,31 @@ pub struct Cell {
     pub ink: bool,
     /// Share of the cell's inner part covered by ink (0..1), the evidence behind `ink`.
     pub ink_share: f32,
+    /// How far the writing runs over the cell's right border, as a share of the cell's
+    /// width (0 where it stays inside; see [`table::writing_overrun`]).
+    pub overrun: f32,
 }
 
 impl Cell {
     pub fn move_number(&self) -> u32 {
         self.ply.div_ceil(2)
+    }
+
+    /// The cell's box widened to the right as far as its writing runs over the border
+    /// ([`Cell::overrun`]), in input image pixels; `None` where the writing stays inside.
+    pub fn overrun_quad(&self) -> Option<Quad> {
+        (self.overrun > 0.0).then(|| {
+            let [top_left, top_right, bottom_right, bottom_left] = self.quad;
+            let onwards = |from: [f32; 2], to: [f32; 2]| {
+                [0, 1].map(|axis| to[axis] + (to[axis] - from[axis]) * self.overrun)
+            };
+            [
+                top_left,
+                onwards(top_left, top_right),
+                onwards(bottom_left, bottom_right),
+                bottom_left,
+            ]
+        })
     }
 
     pub fn side(&self) -> Side {
@@ -520,6 +540,7 @@ fn cells_of(
             ] {
                 let flat_quad = block.cell(row, left, right);
                 let share = table::ink_share(&flat_quad, &writing, INK_MARGIN);
+                let overrun = table::writing_overrun(&flat_quad, &writing, INK_MARGIN.1);
                 let quad = to_image(flat_quad);
                 cells.push(Cell {
                     ply: 2 * move_number - u32::from(side == Side::White),
@@ -527,6 +548,7 @@ fn cells_of(
                     bbox: bounding_box(&quad),
                     ink: share >= INK_SHARE,
                     ink_share: share,
+                    overrun,
                 });
             }
         }
@@ -696,7 +718,7 @@ impl Cells {
 
     /// The cells JSON (a contract: fields are only ever added):
     /// `{"image":{"file","width","height","turned_upright_degrees"},"page":{"quad"},"blocks":[...],
-    /// "cells":[{"ply","move","side","quad","bbox","ink","ink_share"}]}`.
+    /// "cells":[{"ply","move","side","quad","bbox","ink","ink_share","overrun"}]}`.
     pub fn to_json(&self) -> Value {
         let quad = |q: &Quad| Value::Array(q.iter().copied().map(round_point).collect());
         json!({
@@ -717,6 +739,7 @@ impl Cells {
                 "bbox": c.bbox.map(|v| (v * 10.0).round() / 10.0),
                 "ink": c.ink,
                 "ink_share": (c.ink_share * 1000.0).round() / 1000.0,
+                "overrun": (c.overrun * 1000.0).round() / 1000.0,
             })).collect::<Vec<_>>(),
         })
     }
@@ -826,6 +849,7 @@ mod tests {
                 bbox: [0.0; 4],
                 ink: true,
                 ink_share: 0.1,
+                overrun: 0.0,
             };
             let found = Cells {
                 image_width: turned.width(),
@@ -874,5 +898,25 @@ mod tests {
         // lies beyond the page's, and none of its corners is near it.
         let beyond = cells_with_block(rectangle(600.0, 300.0, 1200.0, 1100.0));
         assert!(beyond.table_reaches_page_edge());
+    }
+
+    #[test]
+    fn a_window_over_the_border_runs_on_along_the_cells_own_sides() {
+        // A cell 200 px wide, seen askew: its top side falls 10 px, its bottom side 8 px.
+        let mut cell = Cell {
+            ply: 3,
+            quad: [[100.0, 50.0], [300.0, 60.0], [298.0, 98.0], [98.0, 90.0]],
+            bbox: [0.0; 4],
+            ink: true,
+            ink_share: 0.1,
+            overrun: 0.0,
+        };
+        assert_eq!(cell.overrun_quad(), None);
+        cell.overrun = 0.25;
+        let widened = cell.overrun_quad().expect("the writing runs over");
+        assert_eq!(widened[0], cell.quad[0]);
+        assert_eq!(widened[3], cell.quad[3]);
+        assert_eq!(widened[1], [350.0, 62.5]);
+        assert_eq!(widened[2], [348.0, 100.0]);
     }
 }

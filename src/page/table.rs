@@ -402,6 +402,77 @@ pub fn ink_share(quad: &Quad, ink: &Mask, margin: (f32, f32)) -> f32 {
     ink.count(ix0, iy0, ix1, iy1) as f32 / area
 }
 
+/// How far a cell's writing runs over its right border, as a share of its width: 0 where
+/// it stays inside, at most [`MAX_OVERRUN`]. A hurried player's move runs on into the
+/// next box; the cell's own crop cuts it at the border, and where the writing starts late
+/// in the box, it holds nothing at all.
+///
+/// `quad` is the cell in the view of `ink` (its sides about level and upright), `margin`
+/// the share of its height above and below left out (the rulings and a neighbour's
+/// strokes). The writing runs over where ink on both sides of the border comes closer
+/// than a gap between two words ([`OVERRUN_GAP`] of the cell's height), the ruling's own
+/// columns left out; it reaches as far as such gaps go on.
+pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32) -> f32 {
+    let left = (quad[0][0] + quad[3][0]) / 2.0;
+    let border = (quad[1][0] + quad[2][0]) / 2.0;
+    let y0 = quad[0][1].max(quad[1][1]);
+    let y1 = quad[3][1].min(quad[2][1]);
+    let (w, h) = (border - left, y1 - y0);
+    if w < 8.0 || h < 8.0 {
+        return 0.0;
+    }
+    let (band0, band1) = ((y0 + margin * h) as i64, (y1 - margin * h) as i64);
+    let band = (band1 - band0).max(1) as usize;
+    let border_x = border.round() as i64;
+    // The ruling may lie a few pixels off the fitted border, and is as dark all the way down.
+    let ruling_reach = (0.04 * w) as i64 + 2;
+    let from = (border - 0.5 * w) as i64;
+    let to = (border + MAX_OVERRUN * w) as i64;
+    let gap = (OVERRUN_GAP * h).max(2.0) as i64;
+    let column = |x: i64| -> Option<bool> {
+        let count = ink.count(x, band0, x + 1, band1);
+        if (x - border_x).abs() <= ruling_reach && count * 5 >= band * 4 {
+            None
+        } else {
+            Some(count >= 2)
+        }
+    };
+    // The writing nearest the border on its left, then on its right.
+    let Some(last_inside) = (from..border_x).rev().find(|&x| column(x) == Some(true)) else {
+        return 0.0;
+    };
+    let mut end = None;
+    let mut blank_run = 0;
+    let mut x = last_inside + 1;
+    // The gap across the border counts only the columns that are not the ruling's.
+    while x < to {
+        match column(x) {
+            Some(true) => {
+                if x > border_x + ruling_reach {
+                    end = Some(x);
+                }
+                blank_run = 0;
+            }
+            Some(false) => {
+                blank_run += 1;
+                if blank_run >= gap {
+                    break;
+                }
+            }
+            None => {}
+        }
+        x += 1;
+    }
+    end.map_or(0.0, |end| (end - border_x) as f32 / w)
+}
+
+/// The farthest [`writing_overrun`] looks past a cell's right border, as a share of its width.
+pub const MAX_OVERRUN: f32 = 0.45;
+
+/// A gap this share of a cell's height ends a run of writing ([`writing_overrun`]): wider
+/// than the gaps between a hand's letters, narrower than between two boxes' moves.
+pub const OVERRUN_GAP: f32 = 0.25;
+
 /// Blocks whose move rulings were lost (under heavy handwriting, or too faint) while their
 /// column of printed numbers was found: a column as wide as the found blocks' number
 /// columns, its rows numbered, not part of any block, gets White's and Black's columns of
@@ -674,5 +745,65 @@ mod tests {
         assert_eq!(join_broken_verticals(&far, 1000.0).len(), 2);
         let near = [piece(300.0, 100.0, 400.0), piece(301.0, 460.0, 850.0)];
         assert_eq!(join_broken_verticals(&near, 1000.0).len(), 1);
+    }
+
+    /// A view with a cell from x 100 to 300 and y 100 to 140 and its neighbour to x 500, its
+    /// rulings drawn in, and `strokes` (x0, x1, y0, y1 rectangles) written.
+    fn ruled_cells(strokes: &[(usize, usize, usize, usize)]) -> (Quad, Mask) {
+        let mut ink = Mask::new(600, 240);
+        let mut fill = |(x0, x1, y0, y1): (usize, usize, usize, usize)| {
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    ink.bits[y * 600 + x] = true;
+                }
+            }
+        };
+        for x in [100, 300, 500] {
+            fill((x - 1, x + 2, 95, 145));
+        }
+        for y in [100, 140] {
+            fill((95, 505, y - 1, y + 1));
+        }
+        strokes.iter().copied().for_each(fill);
+        let quad = [
+            [100.0, 100.0],
+            [300.0, 100.0],
+            [300.0, 140.0],
+            [100.0, 140.0],
+        ];
+        (quad, ink)
+    }
+
+    #[test]
+    fn writing_over_the_right_border_is_followed_as_far_as_it_runs() {
+        let overrun = |strokes: &[(usize, usize, usize, usize)]| {
+            let (quad, ink) = ruled_cells(strokes);
+            writing_overrun(&quad, &ink, 0.16)
+        };
+        // Letters 6 px apart from x 220 on, crossing the border, the last ending at x 349.
+        let letters: Vec<_> = (0..9)
+            .map(|i| (220 + 15 * i, 229 + 15 * i, 110, 130))
+            .collect();
+        let reach = overrun(&letters);
+        assert!((reach - 49.0 / 200.0).abs() < 0.01, "{reach}");
+        // The same, the stroke crossing the ruling itself: the same reach.
+        let mut joined = letters.clone();
+        joined.push((296, 306, 118, 121));
+        assert_eq!(overrun(&joined), reach);
+        // A move ending 6 px before the border, another beginning 12 px after it: two boxes'
+        // moves, not one run over the border (the gap is 17 px, the cell 40 px high).
+        assert_eq!(overrun(&[(240, 294, 110, 130), (312, 360, 110, 130)]), 0.0);
+        // Writing inside alone, or the neighbour's alone, or nothing: nothing runs over.
+        assert_eq!(overrun(&[(150, 290, 110, 130)]), 0.0);
+        assert_eq!(overrun(&[(305, 360, 110, 130)]), 0.0);
+        assert_eq!(overrun(&[]), 0.0);
+        // A neighbour's stroke from above or below (in the left-out margins) does not count.
+        assert_eq!(overrun(&[(250, 290, 110, 130), (290, 380, 134, 139)]), 0.0);
+        // However long the run, the reach stops at the most a look goes.
+        let long: Vec<_> = (0..18)
+            .map(|i| (220 + 15 * i, 229 + 15 * i, 110, 130))
+            .collect();
+        assert!(overrun(&long) <= MAX_OVERRUN);
+        assert!(overrun(&long) > MAX_OVERRUN - 0.05);
     }
 }

@@ -542,18 +542,30 @@ pub fn upright_cells(
     let read_cells = |cells: &Cells| -> Result<Vec<Option<CtcCell>>, ReadError> {
         let last_ply = which.last_ply(cells).unwrap_or(0);
         let wanted = |cell: &Cell| cell.ply <= last_ply;
-        let quads: Vec<Quad> = cells
+        // Each cell in its own box, then the cells whose writing runs over the border in a
+        // window reaching as far, all in one batch.
+        let own = cells.cells.iter().filter(|c| wanted(c)).map(|c| c.quad);
+        let widened = cells
             .cells
             .iter()
             .filter(|c| wanted(c))
-            .map(|c| c.quad)
-            .collect();
+            .filter_map(Cell::overrun_quad);
+        let quads: Vec<Quad> = own.chain(widened).collect();
         let mut readings = read(&quads)?.into_iter();
-        Ok(cells
+        let mut own_readings: Vec<Option<CtcCell>> = cells
             .cells
             .iter()
             .map(|c| if wanted(c) { readings.next() } else { None })
-            .collect())
+            .collect();
+        for (cell, reading) in cells.cells.iter().zip(&mut own_readings) {
+            if wanted(cell) && cell.overrun_quad().is_some() {
+                let widened = readings.next();
+                if let (Some(own), Some(widened)) = (reading.take(), widened) {
+                    *reading = Some(own.with_overrun(widened.posteriors().clone()));
+                }
+            }
+        }
+        Ok(own_readings)
     };
     let readings = read_cells(&found)?;
     let inked: Vec<usize> = (0..found.cells.len())
@@ -874,6 +886,7 @@ fn read_pages(
                         bbox: [0.0; 4],
                         ink: false,
                         ink_share: 0.0,
+                        overrun: 0.0,
                     },
                     text: String::new(),
                     text_confidence: 0.0,
@@ -1090,6 +1103,7 @@ mod tests {
             bbox: [0.0; 4],
             ink,
             ink_share: if ink { 0.05 } else { 0.004 },
+            overrun: 0.0,
         };
         // The page stage's ink verdict stands, read or not.
         assert!(holds_writing(&cell(7, true), "Nf3", Some(40)));
@@ -1336,6 +1350,7 @@ mod tests {
                 bbox: [0.0; 4],
                 ink: !text.is_empty(),
                 ink_share: 0.0,
+                overrun: 0.0,
             },
             text: text.to_string(),
             text_confidence: 1.0,

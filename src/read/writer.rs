@@ -164,11 +164,10 @@ fn taken_through<'a>(
 ) -> CellReading {
     match reading {
         CellReading::Read(cell) => {
-            let posteriors = cell.posteriors();
             // `through` refuses only malformed confusions; the cell as read is the fallback.
-            let meant = confusions_of(sheet).and_then(|c| posteriors.through(c).ok());
-            let meant = meant.unwrap_or_else(|| posteriors.clone());
-            CellReading::Read(CtcCell::new(meant).with_scale(evidence_scale))
+            let meant = confusions_of(sheet).and_then(|c| cell.through(c).ok());
+            let meant = meant.unwrap_or_else(|| cell.unscored());
+            CellReading::Read(meant.with_scale(evidence_scale))
         }
         CellReading::Blank(blank) => CellReading::Blank(blank.clone()),
         CellReading::BothCopies(own, copy) => CellReading::BothCopies(

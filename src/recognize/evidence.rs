@@ -19,12 +19,12 @@ use super::ctc::Posteriors;
 /// One cell's posteriors as [`CellEvidence`].
 #[derive(Debug)]
 pub struct CtcCell {
-    posteriors: Posteriors,
-    /// The best path, shown in reports.
-    text: String,
-    text_log_likelihood: f32,
-    /// The best path as typed text, for the slip channel; `None` for a blank cell.
-    as_typed: Option<TypedCell>,
+    /// The cell read in its own box.
+    own: Reading,
+    /// The cell read in a window widened over its right border, where the page stage saw the
+    /// writing run on into the next box: the cell's own crop cuts such a move short, or
+    /// holds none of it. A candidate is scored in the window that shows it better.
+    overrun: Option<Box<Reading>>,
     /// Texts already scored (read as written or as a slip, scaled): the decoder asks for the
     /// same written forms from many positions. Each holds the value found and the `needed` it
     /// was computed for (a value at or below that `needed` is only an upper bound). Split in
@@ -35,6 +35,62 @@ pub struct CtcCell {
     /// costs (as the acoustic scale of a speech decoder): a reader trained on generated cells
     /// is surer of itself than it should be on real ones.
     scale: f32,
+}
+
+/// The reader's posteriors for one crop of a cell, with their best path.
+#[derive(Debug)]
+struct Reading {
+    posteriors: Posteriors,
+    /// The best path, shown in reports.
+    text: String,
+    text_log_likelihood: f32,
+    /// The best path as typed text, for the slip channel; `None` for a blank cell.
+    as_typed: Option<TypedCell>,
+}
+
+impl Reading {
+    fn new(posteriors: Posteriors) -> Reading {
+        let (text, _) = posteriors.best_path();
+        let chars: Vec<char> = text.chars().collect();
+        let text_log_likelihood = posteriors.log_likelihood(&chars);
+        let as_typed = (!text.is_empty()).then(|| TypedCell::new(&text));
+        Reading {
+            posteriors,
+            text,
+            text_log_likelihood,
+            as_typed,
+        }
+    }
+
+    /// The likelihood that the player meant `body` + `mark` but wrote the best path: the best
+    /// path's own likelihood (weighted by `scale`) and the typed channel's price of the slip
+    /// (see [`TypedCell`]). A slip of the pen is not a misreading: the posteriors alone would
+    /// price a written `Kc7` meant as `Kxc6` as ink the reader cannot see.
+    fn slip_log_likelihood(&self, body: &[char], mark: &str, needed: f32, scale: f32) -> f32 {
+        let Some(typed) = &self.as_typed else {
+            return f32::NEG_INFINITY;
+        };
+        let read = scale * self.text_log_likelihood;
+        read + typed.log_likelihood(body, mark, needed - read)
+    }
+
+    /// The likelier of reading `text` (`body` + `mark`) and of a slip for it, weighted by
+    /// `scale`; a value at or below `needed` is only an upper bound.
+    fn score_text(&self, body: &[char], mark: &str, text: &[char], needed: f32, scale: f32) -> f32 {
+        let slip = self.slip_log_likelihood(body, mark, needed, scale);
+        let read = scale
+            * self
+                .posteriors
+                .log_likelihood_above(text, needed.max(slip) / scale);
+        read.max(slip)
+    }
+
+    /// Junk is random writing that happens to read as the best path: that text's likelihood,
+    /// at the price of a miswritten cell and of each random character (as for typed cells).
+    fn unreadable_log_likelihood(&self, scale: f32) -> f32 {
+        let random_text = RANDOM_CHAR_LOG_LIKELIHOOD * (self.text.chars().count() + 1) as f32;
+        MISWRITTEN_CELL_LOG_PROB + random_text + scale * self.text_log_likelihood
+    }
 }
 
 /// Shards of a cell's cache of scored texts ([`CtcCell`]).
@@ -54,17 +110,22 @@ pub const DEFAULT_EVIDENCE_SCALE: f32 = 1.0;
 
 impl CtcCell {
     pub fn new(posteriors: Posteriors) -> CtcCell {
-        let (text, _) = posteriors.best_path();
-        let chars: Vec<char> = text.chars().collect();
-        let text_log_likelihood = posteriors.log_likelihood(&chars);
-        let as_typed = (!text.is_empty()).then(|| TypedCell::new(&text));
         CtcCell {
-            posteriors,
-            text,
-            text_log_likelihood,
-            as_typed,
+            own: Reading::new(posteriors),
+            overrun: None,
             scored: Box::new(std::array::from_fn(|_| Mutex::new(FxHashMap::default()))),
             scale: DEFAULT_EVIDENCE_SCALE,
+        }
+    }
+
+    /// The same cell also read in a window widened over its right border (`posteriors`, from
+    /// the same reader): each candidate is then scored in the window that shows it better.
+    pub fn with_overrun(self, posteriors: Posteriors) -> CtcCell {
+        CtcCell {
+            overrun: Some(Box::new(Reading::new(posteriors))),
+            // Scores kept so far were found in the own box alone.
+            scored: Box::new(std::array::from_fn(|_| Mutex::new(FxHashMap::default()))),
+            ..self
         }
     }
 
@@ -76,39 +137,81 @@ impl CtcCell {
         }
     }
 
+    /// The cell as a writer with known confusions meant it ([`Posteriors::through`]), in
+    /// each window it was read in, with the same weight.
+    pub fn through(&self, means: &[Vec<(usize, f64)>]) -> Result<CtcCell, String> {
+        self.with_posteriors(|posteriors| posteriors.through(means))
+    }
+
+    /// The same readings, with none of their scores kept yet.
+    pub fn unscored(&self) -> CtcCell {
+        match self.with_posteriors(|p| Ok::<_, std::convert::Infallible>(p.clone())) {
+            Ok(cell) => cell,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The cell with each window's posteriors made by `make` from its own, weighted as it is.
+    fn with_posteriors<E>(
+        &self,
+        make: impl Fn(&Posteriors) -> Result<Posteriors, E>,
+    ) -> Result<CtcCell, E> {
+        let own = CtcCell::new(make(&self.own.posteriors)?);
+        let cell = match &self.overrun {
+            Some(overrun) => own.with_overrun(make(&overrun.posteriors)?),
+            None => own,
+        };
+        Ok(cell.with_scale(self.scale))
+    }
+
+    /// The reading shown for the cell: its own box's, unless that box holds nothing the
+    /// reader can read and the writing runs on past its border.
+    fn shown(&self) -> &Reading {
+        match &self.overrun {
+            Some(overrun) if self.own.text.is_empty() => overrun,
+            _ => &self.own,
+        }
+    }
+
+    /// Whether the cell was also read over its right border ([`CtcCell::with_overrun`]).
+    pub fn read_over_border(&self) -> bool {
+        self.overrun.is_some()
+    }
+
     /// The best path's probability (summed over its alignments), in 0..=1.
     pub fn text_confidence(&self) -> f32 {
-        self.text_log_likelihood.exp()
+        self.shown().text_log_likelihood.exp()
     }
 
     /// The likeliest text in the piece letters of `lang` ([`Posteriors::likeliest_text_in`]),
     /// the reading of a cell whose sheet's language is known, with its probability (summed
     /// over its alignments), in 0..=1.
     pub fn text_in(&self, lang: &Language) -> (String, f32) {
-        let text = self
-            .posteriors
-            .likeliest_text_in(|c| lang.writes(c), READING_BEAM);
+        let posteriors = &self.shown().posteriors;
+        let text = posteriors.likeliest_text_in(|c| lang.writes(c), READING_BEAM);
         let chars: Vec<char> = text.chars().collect();
-        let probability = self.posteriors.log_likelihood(&chars).exp();
+        let probability = posteriors.log_likelihood(&chars).exp();
         (text, probability)
     }
 
+    /// The posteriors of the reading shown for the cell.
     pub fn posteriors(&self) -> &Posteriors {
-        &self.posteriors
+        &self.shown().posteriors
+    }
+
+    fn readings(&self) -> impl Iterator<Item = &Reading> {
+        std::iter::once(&self.own).chain(self.overrun.as_deref())
     }
 }
 
 impl CtcCell {
-    /// The likelihood that the player meant `body` + `mark` but wrote the best path: the best
-    /// path's own likelihood and the typed channel's price of the slip (see
-    /// [`TypedCell`]). A slip of the pen is not a misreading: the posteriors alone would
-    /// price a written `Kc7` meant as `Kxc6` as ink the reader cannot see.
+    /// The likelihood that the player meant `body` + `mark` but wrote the best path, in the
+    /// window that makes it likelier ([`Reading::slip_log_likelihood`]).
+    #[cfg(test)]
     fn slip_log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
-        let Some(typed) = &self.as_typed else {
-            return f32::NEG_INFINITY;
-        };
-        let read = self.scale * self.text_log_likelihood;
-        read + typed.log_likelihood(body, mark, needed - read)
+        self.readings()
+            .map(|r| r.slip_log_likelihood(body, mark, needed, self.scale))
+            .fold(f32::NEG_INFINITY, f32::max)
     }
 
     /// `text` as the key of its score: its characters' classes, in as many bits each as the
@@ -118,7 +221,7 @@ impl CtcCell {
     /// check mark), or one with a character the model does not read; such a text is scored
     /// each time it is asked for.
     fn packed(&self, text: &[char]) -> Option<u64> {
-        let charset = &self.posteriors.charset;
+        let charset = &self.own.posteriors.charset;
         let bits = usize::BITS - (charset.classes() - 1).leading_zeros();
         if text.len() * bits as usize > 64 {
             return None;
@@ -128,17 +231,25 @@ impl CtcCell {
         })
     }
 
-    /// The likelier of reading `text` (`body` + `mark`) and of a slip for it.
+    /// The likelier of reading `text` (`body` + `mark`) and of a slip for it, in the window
+    /// that shows it better.
     fn score_text(&self, body: &[char], mark: &str, text: &[char], needed: f32) -> f32 {
-        let slip = self.slip_log_likelihood(body, mark, needed);
-        self.ctc_log_likelihood(text, needed.max(slip)).max(slip)
+        let own = self.own.score_text(body, mark, text, needed, self.scale);
+        match &self.overrun {
+            Some(overrun) => {
+                own.max(overrun.score_text(body, mark, text, needed.max(own), self.scale))
+            }
+            None => own,
+        }
     }
 
-    /// The CTC likelihood of `text` (a written form with its check mark), scaled; a value at
-    /// or below `needed` is only an upper bound.
+    /// The CTC likelihood of `text` (a written form with its check mark) in the cell's own
+    /// box, scaled; a value at or below `needed` is only an upper bound.
+    #[cfg(test)]
     fn ctc_log_likelihood(&self, text: &[char], needed: f32) -> f32 {
         self.scale
             * self
+                .own
                 .posteriors
                 .log_likelihood_above(text, needed / self.scale)
     }
@@ -194,20 +305,21 @@ impl CellEvidence for CtcCell {
     /// Junk is random writing that happens to read as the best path: that text's likelihood,
     /// at the price of a miswritten cell and of each random character (as for typed cells).
     fn unreadable_log_likelihood(&self) -> f32 {
-        let random_text = RANDOM_CHAR_LOG_LIKELIHOOD * (self.text.chars().count() + 1) as f32;
-        MISWRITTEN_CELL_LOG_PROB + random_text + self.scale * self.text_log_likelihood
+        self.readings()
+            .map(|r| r.unreadable_log_likelihood(self.scale))
+            .fold(f32::NEG_INFINITY, f32::max)
     }
 
     fn is_illegible(&self) -> bool {
-        self.text.is_empty()
+        self.readings().all(|r| r.text.is_empty())
     }
 
     fn text(&self) -> &str {
-        &self.text
+        &self.shown().text
     }
 
     fn draw_offer(&self) -> bool {
-        self.text.contains("(=)")
+        self.readings().any(|r| r.text.contains("(=)"))
     }
 }
 
@@ -308,6 +420,48 @@ pub(crate) mod tests {
             blank.slip_log_likelihood(&meant, "", lowest),
             f32::NEG_INFINITY
         );
+    }
+
+    #[test]
+    fn a_move_run_over_the_border_is_scored_in_the_window_that_shows_it() {
+        let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        let chars_of = |text: &str| text.chars().collect::<Vec<char>>();
+        let lowest = f32::NEG_INFINITY;
+        let score = |cell: &CtcCell, text: &str| cell.log_likelihood(&chars_of(text), "", lowest);
+        // "Nf3+" cut at the border ("Nf") and read whole past it.
+        let cut = || CtcCell::new(read_as(&charset, "Nf", 0.9));
+        let cell = cut().with_overrun(read_as(&charset, "Nf3+", 0.9));
+        assert_eq!(cell.text(), "Nf");
+        assert!(cell.read_over_border());
+        let whole = CtcCell::new(read_as(&charset, "Nf3+", 0.9));
+        let (one, other) = (cut(), whole);
+        for text in ["Nf3+", "Nf", "Nf3", "Bf3", "e4"] {
+            let best = score(&one, text).max(score(&other, text));
+            assert_eq!(score(&cell, text), best, "{text}");
+        }
+        assert!(score(&cell, "Nf3+") > score(&cut(), "Nf3+") + 5.0);
+        assert_eq!(
+            cell.unreadable_log_likelihood(),
+            one.unreadable_log_likelihood()
+                .max(other.unreadable_log_likelihood())
+        );
+
+        // A box read as nothing shows the reading past its border, and is not illegible.
+        let empty_box = CtcCell::new(read_as(&charset, "", 0.9));
+        assert!(empty_box.is_illegible());
+        let past = empty_box.with_overrun(read_as(&charset, "e4", 0.9));
+        assert_eq!(past.text(), "e4");
+        assert!(!past.is_illegible());
+
+        // Through a writer's confusions (here none), both windows are kept and weighted alike.
+        let scaled = cut()
+            .with_overrun(read_as(&charset, "Nf3+", 0.9))
+            .with_scale(0.5);
+        let again = scaled.through(&[]).unwrap();
+        assert!(again.read_over_border());
+        assert!((score(&again, "Nf3+") - score(&scaled, "Nf3+")).abs() < 1e-4);
+        assert_eq!(score(&scaled.unscored(), "Nf3+"), score(&scaled, "Nf3+"));
     }
 
     #[test]
