@@ -969,7 +969,8 @@ impl GameRead {
         fn review_cell(c: &GameCell) -> ReviewCell {
             ReviewCell {
                 page: c.page,
-                quad: c.cell.quad,
+                // Writing run over the border is shown whole, as it was read.
+                quad: c.cell.overrun_quad().unwrap_or(c.cell.quad),
                 read: c.text.clone(),
                 read_confidence: c.text_confidence,
                 copy: c.copy.as_deref().map(|copy| Box::new(review_cell(copy))),

@@ -26,6 +26,8 @@ pub struct ReviewPage<'a> {
 pub struct ReviewCell {
     /// Index into the report's pages.
     pub page: usize,
+    /// The cell's box as it was read: widened over its right border where the writing runs
+    /// on past it.
     pub quad: Quad,
     pub read: String,
     pub read_confidence: f32,
