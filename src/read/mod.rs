@@ -561,7 +561,7 @@ pub fn upright_cells(
             if wanted(cell) && cell.overrun_quad().is_some() {
                 let widened = readings.next();
                 if let (Some(own), Some(widened)) = (reading.take(), widened) {
-                    *reading = Some(own.with_overrun(widened.posteriors().clone()));
+                    *reading = Some(own.with_overrun(widened));
                 }
             }
         }

@@ -118,11 +118,12 @@ impl CtcCell {
         }
     }
 
-    /// The same cell also read in a window widened over its right border (`posteriors`, from
-    /// the same reader): each candidate is then scored in the window that shows it better.
-    pub fn with_overrun(self, posteriors: Posteriors) -> CtcCell {
+    /// The same cell also read in a window widened over its right border (`widened`, by the
+    /// same reader, its own box's reading taken): each candidate is then scored in the
+    /// window that shows it better.
+    pub fn with_overrun(self, widened: CtcCell) -> CtcCell {
         CtcCell {
-            overrun: Some(Box::new(Reading::new(posteriors))),
+            overrun: Some(Box::new(widened.own)),
             // Scores kept so far were found in the own box alone.
             scored: Box::new(std::array::from_fn(|_| Mutex::new(FxHashMap::default()))),
             ..self
@@ -158,7 +159,7 @@ impl CtcCell {
     ) -> Result<CtcCell, E> {
         let own = CtcCell::new(make(&self.own.posteriors)?);
         let cell = match &self.overrun {
-            Some(overrun) => own.with_overrun(make(&overrun.posteriors)?),
+            Some(overrun) => own.with_overrun(CtcCell::new(make(&overrun.posteriors)?)),
             None => own,
         };
         Ok(cell.with_scale(self.scale))
@@ -303,7 +304,8 @@ impl CellEvidence for CtcCell {
     }
 
     /// Junk is random writing that happens to read as the best path: that text's likelihood,
-    /// at the price of a miswritten cell and of each random character (as for typed cells).
+    /// at the price of a miswritten cell and of each random character (as for typed cells),
+    /// in the window that makes it likelier.
     fn unreadable_log_likelihood(&self) -> f32 {
         self.readings()
             .map(|r| r.unreadable_log_likelihood(self.scale))
@@ -431,7 +433,7 @@ pub(crate) mod tests {
         let score = |cell: &CtcCell, text: &str| cell.log_likelihood(&chars_of(text), "", lowest);
         // "Nf3+" cut at the border ("Nf") and read whole past it.
         let cut = || CtcCell::new(read_as(&charset, "Nf", 0.9));
-        let cell = cut().with_overrun(read_as(&charset, "Nf3+", 0.9));
+        let cell = cut().with_overrun(CtcCell::new(read_as(&charset, "Nf3+", 0.9)));
         assert_eq!(cell.text(), "Nf");
         assert!(cell.read_over_border());
         let whole = CtcCell::new(read_as(&charset, "Nf3+", 0.9));
@@ -450,13 +452,13 @@ pub(crate) mod tests {
         // A box read as nothing shows the reading past its border, and is not illegible.
         let empty_box = CtcCell::new(read_as(&charset, "", 0.9));
         assert!(empty_box.is_illegible());
-        let past = empty_box.with_overrun(read_as(&charset, "e4", 0.9));
+        let past = empty_box.with_overrun(CtcCell::new(read_as(&charset, "e4", 0.9)));
         assert_eq!(past.text(), "e4");
         assert!(!past.is_illegible());
 
         // Through a writer's confusions (here none), both windows are kept and weighted alike.
         let scaled = cut()
-            .with_overrun(read_as(&charset, "Nf3+", 0.9))
+            .with_overrun(CtcCell::new(read_as(&charset, "Nf3+", 0.9)))
             .with_scale(0.5);
         let again = scaled.through(&[]).unwrap();
         assert!(again.read_over_border());
