@@ -936,7 +936,8 @@ pub(crate) fn rescue<E: CellEvidence>(
     config: &DecoderConfig,
     priors: &PriorMemo,
 ) -> Option<Lattice> {
-    let troubled = first.troubled_cells(cells, config);
+    let mut troubled = first.troubled_cells(cells, config);
+    let strained = first.strained_cells(cells, config);
     // A slip or two is what players make; the first search explains those as well as a
     // second would. Four troubled cells are where a rescue starts to pay for its time
     // (decode-bench, medium noise: from three, +0.06 points for 40% more median time).
@@ -944,10 +945,14 @@ pub(crate) fn rescue<E: CellEvidence>(
     // pair): a cascade's wrong world often needs two and fits the rest (decode-bench medium,
     // seeds 1-5: +0.09, 0, 0, +0.17, 0 points, median time unchanged).
     let worth_it = troubled.len() >= config.rescue_min_troubled.max(1)
-        || first.best_path_shifts() >= config.rescue_min_slips.max(1);
+        || first.best_path_shifts() >= config.rescue_min_slips.max(1)
+        || !strained.is_empty();
     if !worth_it {
         return None;
     }
+    troubled.extend(strained);
+    troubled.sort_unstable();
+    troubled.dedup();
     search_around(
         &troubled,
         cells,
@@ -1014,6 +1019,27 @@ fn bridge_short_gaps(marked: &mut [bool], longest: usize) {
         }
         last_marked = Some(cell);
     }
+}
+
+/// A move fitting its cell better than this many nats (per reading) strains no stretch: a
+/// check or capture mark left out, as the player's habits say, costs a nat or two, and a run
+/// of such cells is how the player writes, not a wrong world.
+const STRAIN_FROM: f32 = 2.0;
+
+/// The cells that fit worse than perfectly (`fits[c] < 0`) within any run of `window` cells
+/// (the whole game if shorter) whose fits sum to less than `-nats`, in order.
+fn strained_stretches(fits: &[f32], window: usize, nats: f32) -> Vec<usize> {
+    let mut strained = vec![false; fits.len()];
+    for (start, stretch) in fits.windows(window.clamp(1, fits.len().max(1))).enumerate() {
+        if stretch.iter().sum::<f32>() < -nats {
+            strained[start..start + stretch.len()]
+                .iter_mut()
+                .for_each(|s| *s = true);
+        }
+    }
+    (0..fits.len())
+        .filter(|&c| strained[c] && fits[c] < 0.0)
+        .collect()
 }
 
 /// `first`, or the lattice of a second search around the cells where its best path struggled
@@ -2428,6 +2454,49 @@ impl Lattice {
         troubled
     }
 
+    /// The cells of every stretch of `config.rescue_strain_cells` cells whose moves on the
+    /// best path fit them worse than `config.rescue_strain_nats` together, each cell counted
+    /// from [`STRAIN_FROM`] nats and at most as far as a misfit (`config.flag_fit_below`: a
+    /// misfit is troubled anyway), in order (see [`strained_stretches`]); none when
+    /// `rescue_strain_nats` is 0.
+    pub fn strained_cells<E: CellEvidence>(
+        &self,
+        cells: &[E],
+        config: &DecoderConfig,
+    ) -> Vec<usize> {
+        if config.rescue_strain_nats <= 0.0 {
+            return Vec::new();
+        }
+        let fits: Vec<f32> = self
+            .best_path_fits(cells.len())
+            .into_iter()
+            .zip(cells)
+            .map(|(fit, cell)| {
+                let readings = cell.readings() as f32;
+                if fit > -STRAIN_FROM * readings {
+                    0.0
+                } else {
+                    fit.max(config.flag_fit_below * readings)
+                }
+            })
+            .collect();
+        strained_stretches(&fits, config.rescue_strain_cells, config.rescue_strain_nats)
+    }
+
+    /// How well the best path's moves fit each of the `cells` cells (log-likelihood, the sum
+    /// of the moves written in it; 0 for a cell no move is written in).
+    fn best_path_fits(&self, cells: usize) -> Vec<f32> {
+        let mut fits = vec![0.0f32; cells];
+        for e in self.best_path() {
+            for step in self.edges[e as usize].steps.iter() {
+                if let Some(fit) = step.cell.and_then(|c| fits.get_mut(c as usize)) {
+                    *fit += step.fit;
+                }
+            }
+        }
+        fits
+    }
+
     /// Slips on the best path of the kinds that shift the cells (skipped moves, junk cells,
     /// swapped pairs), counted by plies.
     pub fn best_path_shifts(&self) -> usize {
@@ -2595,6 +2664,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::decode::TypedCell;
     use crate::recognize::evidence::tests::read_as;
     use crate::recognize::{Charset, CtcCell};
 
@@ -2649,6 +2719,78 @@ mod tests {
         let mut empty: Vec<bool> = Vec::new();
         bridge_short_gaps(&mut empty, 5);
         assert!(empty.is_empty());
+    }
+
+    #[test]
+    fn cells_fitting_badly_together_are_strained_and_scattered_ones_are_not() {
+        let fits = [
+            0.0, -5.0, 0.0, -4.0, -5.0, 0.0, -3.0, 0.0, 0.0, 0.0, -5.0, 0.0,
+        ];
+        // Cells 1-4 cost 14 nats, cells 3-6 12, cells 1-6 17.
+        assert_eq!(strained_stretches(&fits, 4, 13.0), vec![1, 3, 4]);
+        assert_eq!(strained_stretches(&fits, 6, 13.0), vec![1, 3, 4, 6]);
+        assert_eq!(strained_stretches(&fits, 8, 16.0), vec![1, 3, 4, 6, 10]);
+        assert!(strained_stretches(&fits, 4, 14.0).is_empty());
+        assert!(strained_stretches(&fits, 1, 5.0).is_empty());
+        assert_eq!(strained_stretches(&fits, 1, 4.5), vec![1, 4, 10]);
+        // A window longer than the game is the whole game.
+        assert_eq!(strained_stretches(&fits, 20, 21.0), vec![1, 3, 4, 6, 10]);
+        assert!(strained_stretches(&fits, 20, 22.0).is_empty());
+        assert!(strained_stretches(&[], 4, 1.0).is_empty());
+    }
+
+    #[test]
+    fn a_cascade_of_cheap_wrong_squares_strains_its_stretch_alone() {
+        let lang = Language::by_code("en").unwrap();
+        // Too few misfits and slips for a rescue by their count.
+        let config = DecoderConfig {
+            rescue_strain_nats: 12.0,
+            rescue_strain_cells: 6,
+            rescue_min_troubled: 100,
+            rescue_min_slips: 100,
+            ..DecoderConfig::default()
+        };
+        // The Berlin defence with three of its last moves written on wrong squares.
+        let texts = [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "Nf6", "O-O", "Nxe4", "d4", "Nd7", "Bxc7", "dxc6",
+            "dxe5", "Nf4",
+        ];
+        let cells: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
+        let priors = PriorMemo::default();
+        let start = Chess::default();
+        let mut lattice = search(&cells, &start, lang, &config, &priors, None).unwrap();
+        let fits = lattice.best_path_fits(cells.len());
+        // Each wrong square costs 5 nats; castling written with letters, which the writer's
+        // habits do not expect, costs less than a wrong square and strains nothing.
+        let costly: Vec<usize> = (0..cells.len()).filter(|&c| fits[c] <= -5.0).collect();
+        assert_eq!(costly, vec![9, 10, 13]);
+        assert!(fits[6] < 0.0 && fits[6] > -STRAIN_FROM);
+        assert_eq!(lattice.strained_cells(&cells, &config), vec![9, 10, 13]);
+        let loose = DecoderConfig {
+            rescue_strain_nats: 15.0,
+            ..config.clone()
+        };
+        assert!(lattice.strained_cells(&cells, &loose).is_empty());
+        let short = DecoderConfig {
+            rescue_strain_cells: 4,
+            ..config.clone()
+        };
+        assert!(lattice.strained_cells(&cells, &short).is_empty());
+        // Cells 6-10 cost 10.7 nats, but the castling's part is not strain.
+        let five = DecoderConfig {
+            rescue_strain_nats: 10.5,
+            rescue_strain_cells: 5,
+            ..config.clone()
+        };
+        assert_eq!(lattice.strained_cells(&cells, &five), vec![9, 10, 13]);
+        let off = DecoderConfig {
+            rescue_strain_nats: 0.0,
+            ..config.clone()
+        };
+        assert!(lattice.strained_cells(&cells, &off).is_empty());
+        assert!(rescue(&mut lattice, &cells, &start, lang, &off, &priors).is_none());
+        let rescued = rescue(&mut lattice, &cells, &start, lang, &config, &priors).unwrap();
+        assert!(rescued.nodes.len() > lattice.nodes.len());
     }
 
     /// Every node of a lattice (its key, cell and score) and every edge (its ends and weight).
