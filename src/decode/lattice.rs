@@ -1022,8 +1022,9 @@ fn bridge_short_gaps(marked: &mut [bool], longest: usize) {
 }
 
 /// A move fitting its cell better than this many nats (per reading) strains no stretch: a
-/// check or capture mark left out, as the player's habits say, costs a nat or two, and a run
-/// of such cells is how the player writes, not a wrong world.
+/// habit the writer's style does not expect costs less (castling written with letters by a
+/// writer of digits: 0.7 nats), and a run of such cells is how the player writes, not a
+/// wrong world.
 const STRAIN_FROM: f32 = 2.0;
 
 /// The cells that fit worse than perfectly (`fits[c] < 0`) within any run of `window` cells

@@ -126,8 +126,8 @@ pub struct DecoderConfig {
     pub rescue_min_slips: usize,
     /// A stretch of `rescue_strain_cells` cells whose moves on that best path fit them worse
     /// than this many nats together starts a rescue alone (0: never), its cells then troubled:
-    /// a cascade's wrong world often explains each cell with a cheap wrong square, none of
-    /// them bad enough to misfit, but several in a row.
+    /// a cascade's wrong world often explains cell after cell with a cheap wrong square, most
+    /// of them not bad enough to misfit, but several in a row.
     pub rescue_strain_nats: f32,
     pub rescue_strain_cells: usize,
     pub rescue_margin: f32,
