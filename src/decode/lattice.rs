@@ -1022,9 +1022,9 @@ fn bridge_short_gaps(marked: &mut [bool], longest: usize) {
 }
 
 /// A move fitting its cell better than this many nats (per reading) strains no stretch: a
-/// habit the writer's style does not expect costs less (castling written with letters by a
-/// writer of digits: 0.7 nats), and a run of such cells is how the player writes, not a
-/// wrong world.
+/// way of writing that the style gives a share of its weight costs less (castling with
+/// letters, one of two equal ways: 0.7 nats), and a run of such cells is how the player
+/// writes, not a wrong world.
 const STRAIN_FROM: f32 = 2.0;
 
 /// The cells that fit worse than perfectly (`fits[c] < 0`) within any run of `window` cells
@@ -2761,8 +2761,8 @@ mod tests {
         let start = Chess::default();
         let mut lattice = search(&cells, &start, lang, &config, &priors, None).unwrap();
         let fits = lattice.best_path_fits(cells.len());
-        // Each wrong square costs 5 nats; castling written with letters, which the writer's
-        // habits do not expect, costs less than a wrong square and strains nothing.
+        // Each wrong square costs 5 nats; castling written with letters, one of two equal
+        // ways, costs ln 2 and strains nothing.
         let costly: Vec<usize> = (0..cells.len()).filter(|&c| fits[c] <= -5.0).collect();
         assert_eq!(costly, vec![9, 10, 13]);
         assert!(fits[6] < 0.0 && fits[6] > -STRAIN_FROM);
