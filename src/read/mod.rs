@@ -545,20 +545,20 @@ pub fn upright_cells(
         // Each cell in its own box, then the cells whose writing runs over the border in a
         // window reaching as far, all in one batch.
         let own = cells.cells.iter().filter(|c| wanted(c)).map(|c| c.quad);
-        let widened = cells
+        let overruns: Vec<Option<Quad>> = cells
             .cells
             .iter()
-            .filter(|c| wanted(c))
-            .filter_map(Cell::overrun_quad);
-        let quads: Vec<Quad> = own.chain(widened).collect();
+            .map(|c| if wanted(c) { c.overrun_quad() } else { None })
+            .collect();
+        let quads: Vec<Quad> = own.chain(overruns.iter().flatten().copied()).collect();
         let mut readings = read(&quads)?.into_iter();
         let mut own_readings: Vec<Option<CtcCell>> = cells
             .cells
             .iter()
             .map(|c| if wanted(c) { readings.next() } else { None })
             .collect();
-        for (cell, reading) in cells.cells.iter().zip(&mut own_readings) {
-            if wanted(cell) && cell.overrun_quad().is_some() {
+        for (overrun, reading) in overruns.iter().zip(&mut own_readings) {
+            if overrun.is_some() {
                 let widened = readings.next();
                 if let (Some(own), Some(widened)) = (reading.take(), widened) {
                     *reading = Some(own.with_overrun(widened));

@@ -110,24 +110,26 @@ pub const DEFAULT_EVIDENCE_SCALE: f32 = 1.0;
 
 impl CtcCell {
     pub fn new(posteriors: Posteriors) -> CtcCell {
+        CtcCell::of_readings(Reading::new(posteriors), None, DEFAULT_EVIDENCE_SCALE)
+    }
+
+    /// A cell read in its own box and, where the writing runs on, over its border, with no
+    /// score kept yet.
+    fn of_readings(own: Reading, overrun: Option<Reading>, scale: f32) -> CtcCell {
         CtcCell {
-            own: Reading::new(posteriors),
-            overrun: None,
+            own,
+            overrun: overrun.map(Box::new),
             scored: Box::new(std::array::from_fn(|_| Mutex::new(FxHashMap::default()))),
-            scale: DEFAULT_EVIDENCE_SCALE,
+            scale,
         }
     }
 
     /// The same cell also read in a window widened over its right border (`widened`, by the
     /// same reader, its own box's reading taken): each candidate is then scored in the
-    /// window that shows it better.
+    /// window that shows it better. Scores kept so far were found in the own box alone:
+    /// none is kept.
     pub fn with_overrun(self, widened: CtcCell) -> CtcCell {
-        CtcCell {
-            overrun: Some(Box::new(widened.own)),
-            // Scores kept so far were found in the own box alone.
-            scored: Box::new(std::array::from_fn(|_| Mutex::new(FxHashMap::default()))),
-            ..self
-        }
+        CtcCell::of_readings(self.own, Some(widened.own), self.scale)
     }
 
     /// The same cell with its evidence weighted by `scale` (> 0).
@@ -157,12 +159,12 @@ impl CtcCell {
         &self,
         make: impl Fn(&Posteriors) -> Result<Posteriors, E>,
     ) -> Result<CtcCell, E> {
-        let own = CtcCell::new(make(&self.own.posteriors)?);
-        let cell = match &self.overrun {
-            Some(overrun) => own.with_overrun(CtcCell::new(make(&overrun.posteriors)?)),
-            None => own,
+        let own = Reading::new(make(&self.own.posteriors)?);
+        let overrun = match &self.overrun {
+            Some(overrun) => Some(Reading::new(make(&overrun.posteriors)?)),
+            None => None,
         };
-        Ok(cell.with_scale(self.scale))
+        Ok(CtcCell::of_readings(own, overrun, self.scale))
     }
 
     /// The reading shown for the cell: its own box's, unless that box holds nothing the
