@@ -75,7 +75,7 @@ struct KeepRule<'a> {
 }
 
 impl<'a> KeepRule<'a> {
-    fn new(
+    pub(super) fn new(
         cell: usize,
         (width, alignment_quota): (usize, usize),
         config: &'a DecoderConfig,
