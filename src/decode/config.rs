@@ -1,0 +1,352 @@
+//! The decoder's knobs ([`DecoderConfig`]), with the values tuned for typed transcripts
+//! (`Default`) and for cells read from handwriting ([`DecoderConfig::for_handwriting`]), and
+//! why each is what it is.
+
+use super::{MovePrior, ATTACK_FEATURES, MAX_LEGAL_MOVES};
+use crate::notation::{Language, Style};
+
+/// What slips cost, in nats, on top of the moves' own scores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlipCosts {
+    pub skipped_move: f32,
+    pub skipped_row: f32,
+    pub junk_cell: f32,
+    pub swapped_cells: f32,
+}
+
+impl Default for SlipCosts {
+    fn default() -> SlipCosts {
+        SlipCosts {
+            skipped_move: -10.0,
+            skipped_row: -9.0,
+            // A crossed-out cell at -8 cost more than a cheaper wrong story (a skipped move
+            // and a misread cell), and a game slid a ply or two. decode-bench medium, seeds
+            // 1-10: mean 98.84 -> 98.98%, no seed worse (the same from -5 to -3); heavy seed
+            // 1: 94.59 -> 95.32%; read sheets (seeds 99-102, real-dev) unchanged.
+            junk_cell: -5.0,
+            swapped_cells: -7.0,
+        }
+    }
+}
+
+/// The decoder's knobs. Defaults are tuned on generated transcripts (see the README).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecoderConfig {
+    /// Distinct positions kept per cell.
+    pub beam_width: usize,
+    /// Positions kept after a cell no move fits (illegible, a scrawl), where only the prior
+    /// ranks them.
+    pub wide_beam_width: usize,
+    /// How many cells after such a cell keep the wide beam.
+    pub wide_beam_cells: usize,
+    /// The same after an illegible (blank or `?`) cell.
+    pub wide_beam_cells_illegible: usize,
+    /// The wide beam keeps `wide_beam_width` positions per cell of the longest run of unread
+    /// cells in those windows, for runs up to this long.
+    pub wide_beam_unread_cap: usize,
+    /// Positions kept beyond the beam width to keep lineages that branched long ago alive.
+    pub lineage_extras: usize,
+    /// Lineages are told apart by their ancestors 2^j edges back, for j from this on.
+    pub lineage_from: usize,
+    /// Hypotheses this many nats behind the best are dropped.
+    pub beam_margin: f32,
+    /// Best-scoring moves of each kept position carried to the next cell, and more while they
+    /// score within `node_margin` nats of the best (all of them at an illegible cell). Moves
+    /// that cannot make the layer (`beam_margin`) are dropped before they are played out.
+    pub moves_per_node: usize,
+    pub node_margin: f32,
+    pub style: Style,
+    /// The other player's habits, for cells read with their copy of the sheet
+    /// ([`CellEvidence::copies`](super::CellEvidence::copies)); `None`: the same as `style`. The decoder sharpens both to
+    /// what each sheet shows.
+    pub copy_style: Option<Style>,
+    /// The piece letters of the other player's copy, when they are not the sheet's own (a
+    /// German and a French player of one game); `None`: the same as the sheet's.
+    pub copy_language: Option<&'static Language>,
+    pub prior: MovePrior,
+    pub prior_weight: f32,
+    /// Log-odds added to the moves of named opening lines.
+    pub book_bonus: f32,
+    /// How many games' worth of weight the move prior keeps in a position of the opening
+    /// tree ([`OpeningTree::blend`](super::OpeningTree::blend)); 0 turns the tree off.
+    pub tree_strength: f32,
+    pub slips: SlipCosts,
+    /// A node whose best legal move scores below this on its cell also tries slips.
+    pub repair_below: f32,
+    /// How many of a layer's best nodes may try slips.
+    pub repair_from_best: usize,
+    /// How many cells back a skipped move is looked for when a cell fits nothing.
+    pub skip_lookback: usize,
+    /// How many cells back along a badly fitting node's path a blank or illegible cell's move
+    /// is reconsidered, the moves after it replayed (0: never). At a blank cell the beam keeps
+    /// moves by the prior alone, and the one the player made may show only plies later.
+    pub blank_lookback: usize,
+    /// Moves tried as the first of a swapped pair.
+    pub swap_candidates: usize,
+    /// Moves tried per ply of a skipped row.
+    pub row_skip_candidates: usize,
+    /// A second search where the first one's best path struggled (`lattice::rescue`): its
+    /// beam width there (0: no second search), margin, how many nodes try slips, and how many
+    /// cells before and after each troubled cell it covers.
+    pub rescue_beam_width: usize,
+    /// Troubled cells a first search's best path needs before a rescue is tried, or slips
+    /// that shift the cells (skipped moves, junk cells, swapped pairs).
+    pub rescue_min_troubled: usize,
+    /// Slips on that best path, of the kinds that shift the cells, that start a rescue alone
+    /// (counted by plies: two moves skipped at once are two slips).
+    pub rescue_min_slips: usize,
+    /// A stretch of `rescue_strain_cells` cells whose moves on that best path fit them worse
+    /// than this many nats together starts a rescue alone (0: never), its cells then troubled:
+    /// a cascade's wrong world often explains cell after cell with a cheap wrong square, most
+    /// of them not bad enough to misfit, but several in a row.
+    pub rescue_strain_nats: f32,
+    pub rescue_strain_cells: usize,
+    pub rescue_margin: f32,
+    pub rescue_repair_from_best: usize,
+    pub rescue_back: usize,
+    pub rescue_ahead: usize,
+    /// A rescue also searches the gaps of at most this many cells between two of its
+    /// stretches as it searches them.
+    pub rescue_bridge: usize,
+    /// In a rescue's layers: nodes whose best move fits their cell worse than this try slips
+    /// (as `repair_below` does elsewhere), the best `rescue_repairs_per_alignment` nodes of
+    /// every alignment (plies played minus cells read) try them as the best nodes do, and the
+    /// best `rescue_alignment_quota` candidates of every alignment are kept beyond the width.
+    /// A player who skipped a move or two leaves a true world that trails, for many cells,
+    /// a crowd of worlds that explained the same cells with cheaper slips.
+    pub rescue_repair_below: f32,
+    pub rescue_repairs_per_alignment: usize,
+    pub rescue_alignment_quota: usize,
+    /// Scales log-scores before they become posteriors, so that confidences are calibrated.
+    pub temperature: f32,
+    /// Moves whose confidence is below this are flagged for review.
+    pub flag_below: f32,
+    /// Moves that fit their cell worse than this (log-likelihood) are flagged too: what was
+    /// written is not what was read as played.
+    pub flag_fit_below: f32,
+    /// When the language is not given: how many languages, best by their piece letters, are
+    /// decoded in full.
+    pub language_finalists: usize,
+    /// Languages whose letters explain the cells this many nats worse than the best are not tried.
+    pub language_margin: f32,
+    /// A finalist language is given up once its best reading of the cells so far scores this
+    /// many nats below a language decoded before it.
+    pub language_abandon: f32,
+    /// Finalist languages whose first search ends within this many nats of the best one's are
+    /// rescued too (`lattice::rescue`), and those within as many nats of the best rescued one
+    /// are escalated (`rescue_escalation_width`); the best reading wins. Negative: only the
+    /// best is.
+    pub rescue_finalists_within: f32,
+    /// A third search, `rescue_escalation_width` wide, where the rescue found a likelier game
+    /// than the first search and that game's path still struggles in at least
+    /// `rescue_escalation_troubled` cells (0: never). A hard hand
+    /// leaves a thousand worlds within a few nats of each other early in the game, and the
+    /// true one, ten nats behind there, is pruned before the cells that prove it come.
+    pub rescue_escalation_troubled: usize,
+    pub rescue_escalation_width: usize,
+    /// The third search also runs where the second's game still needs this many slips that
+    /// shift the cells (0: never): a hand that skipped two moves, or a reading that invents
+    /// two unwritten moves to line a wrong game up with the cells, both look like that.
+    pub rescue_escalation_slips: usize,
+}
+
+impl DecoderConfig {
+    /// Whether a move fits its cell too poorly to go unflagged: worse than `flag_fit_below`
+    /// per reading (a cell read with the other player's copy adds two).
+    pub(crate) fn misfits(&self, fit: f32, readings: usize) -> bool {
+        fit < self.flag_fit_below * readings as f32
+    }
+}
+
+impl Default for DecoderConfig {
+    fn default() -> DecoderConfig {
+        DecoderConfig {
+            beam_width: 40,
+            wide_beam_width: 128,
+            wide_beam_cells: 3,
+            wide_beam_cells_illegible: 10,
+            wide_beam_unread_cap: 2,
+            lineage_extras: 16,
+            lineage_from: 3,
+            // A tight margin with every move offered beats a loose one with the three best: the
+            // true move of a cell with a slip of the pen (a wrong rank, -5 nats) often ranks
+            // below several moves of likelier prior, and the margin prunes them all cheaply.
+            beam_margin: 15.0,
+            moves_per_node: MAX_LEGAL_MOVES,
+            node_margin: 4.0,
+            style: Style::default(),
+            copy_style: None,
+            copy_language: None,
+            prior: MovePrior::default(),
+            // The attack-map prior is sharper than the evidence of clean writing can always
+            // overrule at full weight (decode-bench seed 1: clean 99.93% at 1.0, 99.97% at
+            // 0.8; medium seeds 1-3 98.80 / 98.96%; heavy seeds 1-2 94.81 / 94.62%).
+            prior_weight: 0.8,
+            book_bonus: 2.5,
+            tree_strength: 10.0,
+            slips: SlipCosts::default(),
+            repair_below: -3.5,
+            repair_from_best: 3,
+            skip_lookback: 1,
+            blank_lookback: 0,
+            swap_candidates: 3,
+            row_skip_candidates: 4,
+            rescue_beam_width: 1024,
+            rescue_min_troubled: 4,
+            rescue_min_slips: 2,
+            // A rescue for 5% more of the games at medium noise (decode-bench medium: 12-14
+            // of 264 a seed at 20 nats, 0-3 at 25): seeds 1 / 2 / 3 / 21 +0.02 / 0 / +0.06 /
+            // +0.07 points; at 25, seeds 2 and 3 unchanged.
+            rescue_strain_nats: 20.0,
+            rescue_strain_cells: 8,
+            rescue_margin: 25.0,
+            rescue_repair_from_best: 32,
+            rescue_back: 12,
+            rescue_ahead: 4,
+            // A skipped move at cell 7 and a misfit at cell 43 left cells 17-30 between the
+            // rescue's stretches at the 40-wide beam, where the true game was dropped (decode-bench medium seeds 1-10: mean
+            // 98.98 -> 99.04%, seed 10 98.54 -> 99.01%, median time unchanged; 8: no gain,
+            // 16: 99.03%, unbounded: 99.04%; heavy seed 1 95.32 -> 94.99%, read sheets
+            // unchanged).
+            rescue_bridge: 24,
+            rescue_repair_below: 0.0,
+            rescue_repairs_per_alignment: 16,
+            rescue_alignment_quota: 16,
+            temperature: 0.85,
+            flag_below: 0.8,
+            flag_fit_below: -6.5,
+            language_finalists: 3,
+            language_margin: 12.0,
+            language_abandon: 30.0,
+            rescue_finalists_within: -1.0,
+            rescue_escalation_troubled: 0,
+            rescue_escalation_width: 4096,
+            rescue_escalation_slips: 0,
+        }
+    }
+}
+
+impl DecoderConfig {
+    /// The settings for cells read from handwriting by the cell reader (`scoresheet read` and
+    /// `batch`): a wider beam, and a rescue from fewer troubled cells reaching further back.
+    /// The reader's evidence is softer than a typed transcript's: a skipped move's cascade
+    /// often leaves only three or four cells that fit badly, the true game trails by more
+    /// before later cells prove it, and a sheet is read in a few hundred milliseconds anyway.
+    /// Measured with `recognize-bench` (2026-11-26): generated sheets 96.1 → 96.6% (seed 99)
+    /// and 97.0 → 97.7% (seed 100), real-dev unchanged (97.5%), 0.41 → 0.48 s a sheet
+    /// (median); on typed transcripts the same settings gain 0.04 points for 40% more time.
+    /// Finalist languages within 10 nats of the leader are rescued too: an Armenian sheet
+    /// whose piece letters were read as Latin ones reads 41 of 60 plies instead of 32 as
+    /// Finnish (seed 99 96.6 → 96.9%; seed 100, real-dev and typed transcripts unchanged).
+    /// The rescue's per-alignment repairs and quota are off: on read sheets they changed no
+    /// move (seed 99) and nearly doubled the slowest sheets' time (p90 2.3 → 4.2 s), because
+    /// the wrong moves left there are the reader's, not the search's.
+    /// The move prior keeps its full weight: a reader's evidence is less sharp than typed
+    /// text's (generated sheets seeds 99 / 100 and real-dev: 97.20 / 97.82 / 97.89% at 1.0,
+    /// 97.40 / 97.17 / 97.63% at the typed 0.8).
+    /// Ten finalist languages within 80 nats by their letters, not three within 12: a hard
+    /// hand's piece letters are misread as another language's (a Slovak knight `J` and queen
+    /// `D` read as `S`, which makes the sheet Polish; an Estonian `R` read as the Armenian
+    /// `Ձ`), and the true language, or one with most of its letters, never reached the final
+    /// (generated sheets seed 102: 95.14 → 96.86%, Slovak 80 → 95%, Bulgarian 86 → 99%,
+    /// Estonian 77 → 92%; seed 101 96.65 → 96.74%; seeds 99, 100 and real-dev unchanged;
+    /// median time per sheet about 0.1 s more). Every language at once is worse (96.47%, and
+    /// 1.3 s a sheet): the more rivals, the likelier one explains a misreading better.
+    /// The 4,096-wide third search also runs where the rescued game still needs two slips that
+    /// shift the cells: a Norwegian sheet's rescue kept a game that invents two unwritten moves
+    /// to line its rooks up with the last ten cells, and the true game, 12 nats likelier, was
+    /// pruned 20 cells before (seed 99 98.22 → 98.47%; seeds 100–102 and real-dev unchanged;
+    /// median and p90 time unchanged; from one such slip: no gain and 0.2 s more median).
+    /// A blank or illegible cell's move is reconsidered up to 12 cells back where a later cell
+    /// fits badly (`blank_lookback`): a Swedish sheet's `Tc8` read from nothing was needed
+    /// eight plies later by `Tc4`, and even a 1,024-wide beam had dropped it, ranking a blank
+    /// cell's moves by the prior alone (generated sheets seeds 99 / 100 / 101 / 102: 98.47 /
+    /// 97.94 / 98.08 / 98.04 → 98.51 / 97.94 / 98.26 / 98.04%; real-dev unchanged; time
+    /// unchanged within the machine's drift). Typed transcripts keep it off: medium noise
+    /// reads the same, heavy noise seeds 1 / 2 94.99 / 95.66 → 94.96 / 95.96% for 3–8% more
+    /// median time.
+    pub fn for_handwriting() -> DecoderConfig {
+        let typed = DecoderConfig::default();
+        DecoderConfig {
+            beam_width: 64,
+            prior_weight: 1.0,
+            rescue_min_troubled: 3,
+            rescue_back: 20,
+            rescue_finalists_within: 10.0,
+            rescue_escalation_troubled: 6,
+            rescue_escalation_slips: 2,
+            // Off: on the generated sheets of seeds 99-102 the rescues it adds (with their
+            // finalists and escalations) found no move the others missed, and took time.
+            rescue_strain_nats: 0.0,
+            blank_lookback: 12,
+            rescue_repair_below: typed.repair_below,
+            rescue_repairs_per_alignment: 0,
+            rescue_alignment_quota: 0,
+            language_finalists: 10,
+            language_margin: 80.0,
+            ..typed
+        }
+    }
+
+    /// Sets the knob `name` (a field of this struct or of its [`SlipCosts`]) to `value`, for
+    /// benchmarks and tuning; counts are rounded down.
+    pub fn set(&mut self, name: &str, value: f32) -> Result<(), String> {
+        let count = value.max(0.0) as usize;
+        match name {
+            "beam_width" => self.beam_width = count,
+            "beam_margin" => self.beam_margin = value,
+            "wide_beam_width" => self.wide_beam_width = count,
+            "wide_beam_cells" => self.wide_beam_cells = count,
+            "wide_beam_cells_illegible" => self.wide_beam_cells_illegible = count,
+            "wide_beam_unread_cap" => self.wide_beam_unread_cap = count,
+            "lineage_extras" => self.lineage_extras = count,
+            "lineage_from" => self.lineage_from = count,
+            "moves_per_node" => self.moves_per_node = count,
+            "node_margin" => self.node_margin = value,
+            "repair_below" => self.repair_below = value,
+            "repair_from_best" => self.repair_from_best = count,
+            "prior_weight" => self.prior_weight = value,
+            // Multiplies the weights of the attack-map features (the last seven of the prior).
+            "prior_attack_scale" => {
+                for weight in &mut self.prior.weights[ATTACK_FEATURES] {
+                    *weight *= value;
+                }
+            }
+            "book_bonus" => self.book_bonus = value,
+            "tree_strength" => self.tree_strength = value,
+            "skip_lookback" => self.skip_lookback = count,
+            "blank_lookback" => self.blank_lookback = count,
+            "swap_candidates" => self.swap_candidates = count,
+            "row_skip_candidates" => self.row_skip_candidates = count,
+            "rescue_beam_width" => self.rescue_beam_width = count,
+            "rescue_margin" => self.rescue_margin = value,
+            "rescue_min_troubled" => self.rescue_min_troubled = count,
+            "rescue_min_slips" => self.rescue_min_slips = count,
+            "rescue_strain_nats" => self.rescue_strain_nats = value,
+            "rescue_strain_cells" => self.rescue_strain_cells = count,
+            "rescue_repair_from_best" => self.rescue_repair_from_best = count,
+            "rescue_back" => self.rescue_back = count,
+            "rescue_ahead" => self.rescue_ahead = count,
+            "rescue_bridge" => self.rescue_bridge = count,
+            "rescue_repair_below" => self.rescue_repair_below = value,
+            "rescue_repairs_per_alignment" => self.rescue_repairs_per_alignment = count,
+            "rescue_alignment_quota" => self.rescue_alignment_quota = count,
+            "temperature" => self.temperature = value,
+            "flag_below" => self.flag_below = value,
+            "flag_fit_below" => self.flag_fit_below = value,
+            "language_finalists" => self.language_finalists = count,
+            "language_margin" => self.language_margin = value,
+            "language_abandon" => self.language_abandon = value,
+            "rescue_finalists_within" => self.rescue_finalists_within = value,
+            "rescue_escalation_troubled" => self.rescue_escalation_troubled = count,
+            "rescue_escalation_width" => self.rescue_escalation_width = count,
+            "rescue_escalation_slips" => self.rescue_escalation_slips = count,
+            "skipped_move" => self.slips.skipped_move = value,
+            "skipped_row" => self.slips.skipped_row = value,
+            "junk_cell" => self.slips.junk_cell = value,
+            "swapped_cells" => self.slips.swapped_cells = value,
+            other => return Err(format!("unknown decoder setting {other}")),
+        }
+        Ok(())
+    }
+}
