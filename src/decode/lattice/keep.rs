@@ -297,11 +297,11 @@ pub(super) fn admit(
 mod tests {
     use shakmaty::{Chess, Move, Position};
 
-    use super::super::{
+    use super::*;
+    use crate::decode::lattice::{
         after, written, zobrist, Caches, Candidate, Lattice, Node, Offered, Pending, StepKind,
         Steps, LINEAGE_DEPTHS, NO_EDGE,
     };
-    use super::*;
 
     /// The nodes and edges `admit` makes of `offers` (from the start position, each a move,
     /// its edge weight and whether it was skipped), offered in the order given.

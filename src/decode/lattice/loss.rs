@@ -5,8 +5,8 @@
 use shakmaty::{Chess, Move};
 
 use super::{rescued, run_search, zobrist, Lattice, Node, PriorMemo, StepKind};
-use crate::decode::evidence::CellEvidence;
-use crate::decode::{DecoderConfig, Language};
+use crate::decode::{CellEvidence, DecoderConfig};
+use crate::notation::Language;
 
 /// The search restricted to the known game `moves`, repairing at every node: the best ways
 /// the decoder's slips can align that game with the cells.

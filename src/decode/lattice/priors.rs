@@ -5,11 +5,8 @@ use rustc_hash::FxHashMap as HashMap;
 use shakmaty::{Chess, Move, Position, Square};
 use std::sync::{Mutex, OnceLock};
 
-use super::super::book::OpeningBook;
-use super::super::prior::MovePrior;
-use super::super::tree::OpeningTree;
-use super::super::DecoderConfig;
 use super::{log_add, Child};
+use crate::decode::{DecoderConfig, MovePrior, OpeningBook, OpeningTree};
 
 /// The last move number whose position the opening book may know.
 const BOOK_MOVES: u32 = 30;

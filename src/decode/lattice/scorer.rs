@@ -5,8 +5,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
-use super::super::evidence::CellEvidence;
-use super::super::DecoderConfig;
+use crate::decode::{CellEvidence, DecoderConfig};
 use crate::notation::{check_marks, for_each_body, Check, Language, MoveFacts, Style};
 
 type BodyList = Vec<(Vec<char>, f32)>;

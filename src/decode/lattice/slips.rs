@@ -4,11 +4,11 @@
 
 use shakmaty::{Chess, Move, Position, Square};
 
-use super::super::evidence::CellEvidence;
 use super::{
     after, key_after, settle, unpriced_children, written, Child, Lattice, Node, Search, Step,
     StepKind,
 };
+use crate::decode::CellEvidence;
 
 /// How much better (nats) a move must fit a badly fitting cell, once a blank cell's move is
 /// changed, for the chain to be played out ([`Search::reconsider_blank`]).
