@@ -45,30 +45,15 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 }
                 let first_pos = after(&node.pos, first.m);
                 let first_key = key_after(&node.pos, node.key, first.m, &first_pos);
-                let replies = self.children_that_may_enter(
-                    (&first_pos, first_key),
-                    Some(first.m.to()),
-                    node.ply + 1,
+                self.offer_replies(
+                    node_id,
+                    node,
                     cell + 1,
-                    base,
                     chain,
-                    cell,
+                    (&first_pos, first_key),
+                    &[skipped(first.m)],
+                    (cell, StepKind::Written),
                 );
-                for kid in replies {
-                    let rest = chain + kid.log_prior;
-                    let steps = [skipped(first.m), written(kid.m, cell, StepKind::Written)];
-                    self.offer_move(
-                        cell + 1,
-                        node_id,
-                        base,
-                        rest,
-                        (&first_pos, first_key),
-                        &kid,
-                        cell,
-                        &steps,
-                        node.ply + 2,
-                    );
-                }
             }
             // A whole row skipped: two moves played unwritten, among the likeliest by the prior.
             let mut likely: Vec<&Child> = kids.iter().collect();
@@ -92,34 +77,15 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                     }
                     let second_pos = after(&first_pos, second.m);
                     let second_key = key_after(&first_pos, first_key, second.m, &second_pos);
-                    let replies = self.children_that_may_enter(
-                        (&second_pos, second_key),
-                        Some(second.m.to()),
-                        node.ply + 2,
+                    self.offer_replies(
+                        node_id,
+                        node,
                         cell + 1,
-                        base,
                         chain,
-                        cell,
+                        (&second_pos, second_key),
+                        &[skipped(first.m), skipped(second.m)],
+                        (cell, StepKind::Written),
                     );
-                    for kid in replies {
-                        let rest = chain + kid.log_prior;
-                        let steps = [
-                            skipped(first.m),
-                            skipped(second.m),
-                            written(kid.m, cell, StepKind::Written),
-                        ];
-                        self.offer_move(
-                            cell + 1,
-                            node_id,
-                            base,
-                            rest,
-                            (&second_pos, second_key),
-                            &kid,
-                            cell,
-                            &steps,
-                            node.ply + 3,
-                        );
-                    }
                 }
             }
         }
@@ -152,36 +118,19 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             if !self.pending.may_enter(cell + 2, base + chain) {
                 continue;
             }
-            let replies = self.children_that_may_enter(
-                (&first_pos, first_key),
-                Some(first.m.to()),
-                node.ply + 1,
+            let first_step = Step {
+                fit: first_fit,
+                ..written(first.m, cell + 1, StepKind::Swapped)
+            };
+            self.offer_replies(
+                node_id,
+                node,
                 cell + 2,
-                base,
                 chain,
-                cell,
+                (&first_pos, first_key),
+                &[first_step],
+                (cell, StepKind::Swapped),
             );
-            for kid in replies {
-                let rest = chain + kid.log_prior;
-                let steps = [
-                    Step {
-                        fit: first_fit,
-                        ..written(first.m, cell + 1, StepKind::Swapped)
-                    },
-                    written(kid.m, cell, StepKind::Swapped),
-                ];
-                self.offer_move(
-                    cell + 2,
-                    node_id,
-                    base,
-                    rest,
-                    (&first_pos, first_key),
-                    &kid,
-                    cell,
-                    &steps,
-                    node.ply + 2,
-                );
-            }
         }
     }
 
@@ -209,6 +158,54 @@ impl<'a, E: CellEvidence> Search<'a, E> {
                 cell + 1,
                 &steps,
                 node.ply + 1,
+            );
+        }
+    }
+
+    /// Offers to `layer` each reply from `pos` (reached from `node` by the moves of `prefix`,
+    /// which cost `chain` nats together) that may enter it: the chain `prefix`, then the reply
+    /// written in `cell` as `kind`.
+    #[allow(clippy::too_many_arguments)]
+    fn offer_replies(
+        &mut self,
+        node_id: u32,
+        node: &Node,
+        layer: usize,
+        chain: f32,
+        (pos, key): (&Chess, u64),
+        prefix: &[Step],
+        (cell, kind): (usize, StepKind),
+    ) {
+        let Some(last) = prefix.last() else {
+            return;
+        };
+        let ply = node.ply + prefix.len() as u32;
+        let replies = self.children_that_may_enter(
+            (pos, key),
+            Some(last.m.to()),
+            ply,
+            layer,
+            node.best,
+            chain,
+            cell,
+        );
+        // At most two moves before the reply: room for the chain without allocating per reply.
+        debug_assert!(prefix.len() < 3);
+        let mut steps = [*last; 3];
+        steps[..prefix.len()].copy_from_slice(prefix);
+        let steps = &mut steps[..=prefix.len()];
+        for kid in replies {
+            steps[prefix.len()] = written(kid.m, cell, kind);
+            self.offer_move(
+                layer,
+                node_id,
+                node.best,
+                chain + kid.log_prior,
+                (pos, key),
+                &kid,
+                cell,
+                steps,
+                ply + 1,
             );
         }
     }
