@@ -27,6 +27,7 @@ struct Args {
     fit_prior: Option<PathBuf>,
     make_book: Option<(PathBuf, PathBuf)>,
     make_tree: Option<PathBuf>,
+    hcs_slips: Option<PathBuf>,
     beam: Option<usize>,
     levels: Vec<&'static str>,
     overrides: Vec<(String, f32)>,
@@ -47,6 +48,7 @@ fn parse_args() -> Result<Args, String> {
         fit_prior: None,
         make_book: None,
         make_tree: None,
+        hcs_slips: None,
         beam: None,
         levels: Noise::LEVELS.iter().map(|n| n.name).collect(),
         overrides: Vec::new(),
@@ -70,6 +72,7 @@ fn parse_args() -> Result<Args, String> {
                 args.make_book = Some((dir.into(), value()?.into()));
             }
             "--make-tree" => args.make_tree = Some(value()?.into()),
+            "--hcs-slips" => args.hcs_slips = Some(value()?.into()),
             "--set" => {
                 let v = value()?;
                 let (k, x) = v.split_once('=').ok_or("--set takes NAME=VALUE")?;
@@ -110,13 +113,167 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--help" | "-h" => {
-                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W] [--only LANG:GAME (one game of the run, e.g. no:7)]");
+                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W] [--only LANG:GAME (one game of the run, e.g. no:7)]\n       decode-bench --hcs-slips HCS_TAGS (the rates of wrong ranks and files in what the HCS players wrote)");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}")),
         }
     }
     Ok(args)
+}
+
+/// The rates at which the HCS players wrote a wrong rank or file, for the typed channel's
+/// costs ([`scoresheet::decode::ChannelCosts`]). Each game of an HCS tags file
+/// (`GGG_P_M_colour.png LABEL` a line) is decoded in English letters; where a cell's last
+/// square differs from the decoded move's destination in its rank alone (or file alone), the
+/// pair (true, written) is counted. A category's rate is the mean over its ordered pairs of
+/// the share of cells with that true rank (file) written with that other one; its cost is
+/// the rate's negative log.
+fn hcs_slips(path: &std::path::Path) -> Result<(), String> {
+    use std::collections::BTreeMap;
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    // Game -> (move number, 0 for White or 1 for Black) -> what was written.
+    let mut games: BTreeMap<&str, BTreeMap<(u32, u8), &str>> = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (name, label) = line.split_once(' ').unwrap_or((line, ""));
+        let fields: Vec<&str> = name.trim_end_matches(".png").split('_').collect();
+        let [game, .., number, colour] = fields[..] else {
+            return Err(format!("not an HCS tag: {line:?}"));
+        };
+        let number: u32 = number
+            .parse()
+            .map_err(|e| format!("move number in {line:?}: {e}"))?;
+        let side = u8::from(colour == "black");
+        games
+            .entry(game)
+            .or_default()
+            .insert((number, side), label.trim());
+    }
+    let english = Language::by_code("en").expect("English is a language");
+    let config = DecoderConfig::default();
+    let start = StartPosition::standard();
+    let decoded: Vec<(Vec<String>, Game)> = games
+        .par_iter()
+        .map(|(_, cells)| {
+            let last = cells.keys().map(|k| k.0).max().unwrap_or(0);
+            let mut texts = Vec::new();
+            for number in 1..=last {
+                for side in 0..2u8 {
+                    match cells.get(&(number, side)) {
+                        Some(t) => texts.push(t.to_string()),
+                        // Black's last cell may be absent; any other missing cell is blank.
+                        None if number < last || side == 0 => texts.push(String::new()),
+                        None => {}
+                    }
+                }
+            }
+            let typed: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
+            let game = decode(&typed, &start, LanguageChoice::Fixed(english), &config);
+            (texts, game)
+        })
+        .collect();
+    let square_of = |s: &str| -> Option<(u8, u8)> {
+        let b = s.as_bytes();
+        (1..b.len())
+            .rev()
+            .find(|&i| (b'a'..=b'h').contains(&b[i - 1]) && (b'1'..=b'8').contains(&b[i]))
+            .map(|i| (b[i - 1] - b'a', b[i] - b'1'))
+    };
+    let (mut ranks, mut files) = ([[0usize; 8]; 8], [[0usize; 8]; 8]);
+    let (mut rank_cells, mut file_cells) = ([0usize; 8], [0usize; 8]);
+    let mut cells = 0;
+    for (texts, game) in &decoded {
+        for m in &game.moves {
+            let (Some(cell), Some((to_file, to_rank))) =
+                (m.cell, m.uci.get(2..4).and_then(square_of))
+            else {
+                continue;
+            };
+            let Some(written) = texts.get(cell) else {
+                continue;
+            };
+            cells += 1;
+            rank_cells[to_rank as usize] += 1;
+            file_cells[to_file as usize] += 1;
+            let Some((file, rank)) = square_of(written) else {
+                continue;
+            };
+            if file == to_file && rank != to_rank {
+                ranks[to_rank as usize][rank as usize] += 1;
+            }
+            if rank == to_rank && file != to_file {
+                files[to_file as usize][file as usize] += 1;
+            }
+        }
+    }
+    println!(
+        "{} games, {cells} cells read as written moves",
+        decoded.len()
+    );
+    let channel = Channel::shared();
+    let report =
+        |name: &str, pairs: &[(usize, usize)], table: &[[usize; 8]; 8], of: &[usize; 8]| {
+            let rate = pairs
+                .iter()
+                .map(|&(t, w)| table[t][w] as f64 / of[t].max(1) as f64)
+                .sum::<f64>()
+                / pairs.len().max(1) as f64;
+            let written: usize = pairs.iter().map(|&(t, w)| table[t][w]).sum();
+            println!(
+                "{name:<34} {:>2} pairs {written:>4} cells, rate {:.5} a pair, cost {:.2} nats",
+                pairs.len(),
+                rate,
+                -rate.ln()
+            );
+        };
+    let all: Vec<(usize, usize)> = (0..8)
+        .flat_map(|t| (0..8).map(move |w| (t, w)))
+        .filter(|(t, w)| t != w)
+        .collect();
+    let pairs_where = |keep: &dyn Fn(usize, usize) -> bool| -> Vec<(usize, usize)> {
+        all.iter().copied().filter(|&(t, w)| keep(t, w)).collect()
+    };
+    report(
+        "rank: neighbour (d4 for d5)",
+        &pairs_where(&|t, w| t.abs_diff(w) == 1),
+        &ranks,
+        &rank_cells,
+    );
+    report(
+        "rank: mirrored (Nf3 for Nf6)",
+        &pairs_where(&|t, w| t.abs_diff(w) != 1 && t + w == 7),
+        &ranks,
+        &rank_cells,
+    );
+    report(
+        "rank: any other",
+        &pairs_where(&|t, w| t.abs_diff(w) != 1 && t + w != 7),
+        &ranks,
+        &rank_cells,
+    );
+    let file_char = |f: usize| (b'a' + f as u8) as char;
+    let looks_alike = |t: usize, w: usize| {
+        channel.substitution(file_char(t), file_char(w)) < channel.costs().substitution
+    };
+    report(
+        "file: look-alike (c for e)",
+        &pairs_where(&|t, w| looks_alike(t, w)),
+        &files,
+        &file_cells,
+    );
+    report(
+        "file: neighbour (e for f)",
+        &pairs_where(&|t, w| !looks_alike(t, w) && t.abs_diff(w) == 1),
+        &files,
+        &file_cells,
+    );
+    report(
+        "file: any other",
+        &pairs_where(&|t, w| !looks_alike(t, w) && t.abs_diff(w) != 1),
+        &files,
+        &file_cells,
+    );
+    Ok(())
 }
 
 /// Writes the opening book the decoder ships (`src/decode/openings.tsv`) from the CC0
@@ -436,6 +593,13 @@ fn main() {
     if let Some(out) = &args.make_tree {
         if let Err(e) = make_tree(out) {
             eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    if let Some(path) = &args.hcs_slips {
+        if let Err(e) = hcs_slips(path) {
+            eprintln!("error: {}: {e}", path.display());
             std::process::exit(1);
         }
         return;
