@@ -95,11 +95,13 @@ fn parse_args() -> Result<Args, String> {
                 args.levels = v
                     .split(',')
                     .map(|name| {
-                        Noise::LEVELS
+                        Noise::ALL
                             .iter()
                             .map(|n| n.name)
                             .find(|&n| n == name)
-                            .ok_or(format!("unknown noise level {name} (clean, medium, heavy)"))
+                            .ok_or(format!(
+                                "unknown noise level {name} (clean, medium, heavy, players)"
+                            ))
                     })
                     .collect::<Result<_, _>>()?;
             }
@@ -113,7 +115,7 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--help" | "-h" => {
-                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W] [--only LANG:GAME (one game of the run, e.g. no:7)]\n       decode-bench --hcs-slips HCS_TAGS (the rates of wrong ranks and files in what the HCS players wrote)");
+                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy,players] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W] [--only LANG:GAME (one game of the run, e.g. no:7)]\n       decode-bench --hcs-slips HCS_TAGS (the rates of wrong ranks and files in what the HCS players wrote)");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}")),
@@ -643,10 +645,7 @@ fn main() {
     }
     let start = StartPosition::standard();
     let mut overall_by_level = Vec::new();
-    for noise in Noise::LEVELS
-        .iter()
-        .filter(|n| args.levels.contains(&n.name))
-    {
+    for noise in Noise::ALL.iter().filter(|n| args.levels.contains(&n.name)) {
         let per_lang: Vec<(&Language, Tally)> = args
             .langs
             .par_iter()

@@ -1,7 +1,7 @@
 //! Transcripts written from real games the way players write and readers misread them: the
 //! ground truth the decoder is tested and measured on.
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Move, Position, Role};
 
 use super::rng::Rng;
 use crate::decode::Channel;
@@ -14,8 +14,13 @@ pub struct Noise {
     pub name: &'static str,
     /// A player's notational slip: missing disambiguation, capture or check mark, a false check.
     pub notation_slip: f32,
-    /// The wrong square or piece written (a real slip of the pen).
+    /// The wrong square written (a real slip of the pen).
     pub wrong_square: f32,
+    /// Whether a wrong square is shaped as the HCS players' ([`wrong_square_as_players`]:
+    /// any rank or file, mirrored ranks, look-alike files) rather than one rank or file off.
+    pub squares_as_players: bool,
+    /// The wrong piece written: another piece's letter, none, or one on a pawn's move.
+    pub wrong_piece: f32,
     /// One character misread (look-alike, dropped, added); a second one follows at half the rate.
     pub misread: f32,
     /// A cell nobody can read (`?`, blank or a scrawl).
@@ -33,6 +38,8 @@ impl Noise {
         name: "clean",
         notation_slip: 0.0,
         wrong_square: 0.0,
+        squares_as_players: false,
+        wrong_piece: 0.0,
         misread: 0.0,
         illegible: 0.0,
         skipped: 0.0,
@@ -45,6 +52,8 @@ impl Noise {
         name: "medium",
         notation_slip: 0.035,
         wrong_square: 0.03,
+        squares_as_players: false,
+        wrong_piece: 0.0,
         misread: 0.03,
         illegible: 0.005,
         skipped: 0.004,
@@ -56,13 +65,27 @@ impl Noise {
         name: "heavy",
         notation_slip: 0.07,
         wrong_square: 0.07,
+        squares_as_players: false,
+        wrong_piece: 0.0,
         misread: 0.10,
         illegible: 0.025,
         skipped: 0.008,
         swapped: 0.006,
         junk_cell: 0.004,
     };
+    /// Medium noise with the players' slips as HCS records them: wrong squares of every
+    /// kind (`decode-bench --hcs-slips`) and, about one cell in 120, the wrong piece (HCS: one
+    /// in 60, with twice medium's wrong squares).
+    pub const PLAYERS: Noise = Noise {
+        name: "players",
+        squares_as_players: true,
+        wrong_piece: 0.008,
+        ..Noise::MEDIUM
+    };
+    /// The levels the benchmark runs unless told otherwise.
     pub const LEVELS: [Noise; 3] = [Noise::CLEAN, Noise::MEDIUM, Noise::HEAVY];
+    /// Every level, [`Noise::PLAYERS`] too.
+    pub const ALL: [Noise; 4] = [Noise::CLEAN, Noise::MEDIUM, Noise::HEAVY, Noise::PLAYERS];
 }
 
 /// One writer's consistent habits on a sheet.
@@ -317,10 +340,7 @@ pub(crate) fn notation_slip(
 /// writes it.
 pub(crate) fn wrong_square(text: &str, rng: &mut Rng) -> String {
     let mut chars: Vec<char> = text.chars().collect();
-    let squares: Vec<usize> = (1..chars.len())
-        .filter(|&i| ('a'..='h').contains(&chars[i - 1]) && ('1'..='8').contains(&chars[i]))
-        .collect();
-    let Some(&at) = squares.last() else {
+    let Some(at) = last_square(&chars) else {
         return text.to_string();
     };
     let shift = |c: char, lo: char, hi: char, rng: &mut Rng| -> char {
@@ -343,6 +363,104 @@ pub(crate) fn wrong_square(text: &str, rng: &mut Rng) -> String {
         chars[at - 1] = shift(chars[at - 1], 'a', 'h', rng);
     }
     chars.into_iter().collect()
+}
+
+/// The index of the rank digit of the last square written in `chars` (the destination).
+fn last_square(chars: &[char]) -> Option<usize> {
+    (1..chars.len())
+        .rev()
+        .find(|&i| ('a'..='h').contains(&chars[i - 1]) && ('1'..='8').contains(&chars[i]))
+}
+
+/// The wrong square, as the HCS players wrote it (`decode-bench --hcs-slips`): the rank or
+/// the file about equally often; a rank to its neighbour about half the time, as seen from
+/// the other side (`Nf3` for `Nf6`) one time in seven, to any other the rest; a file to one
+/// that looks like it (`c` for `e`, `b` for `h`, `a` for `d`) a third of the time, to its
+/// neighbour a quarter, to any other the rest.
+pub(crate) fn wrong_square_as_players(text: &str, rng: &mut Rng) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    let Some(at) = last_square(&chars) else {
+        return text.to_string();
+    };
+    let one_of = |candidates: &[u8], rng: &mut Rng| candidates[rng.below(candidates.len())];
+    let roll = rng.below(100);
+    if rng.chance(0.47) {
+        let rank = chars[at] as u8 - b'1';
+        let neighbours: Vec<u8> = (0..8u8).filter(|&r| r.abs_diff(rank) == 1).collect();
+        let mirrored = 7 - rank;
+        let new = if (49..63).contains(&roll) && mirrored.abs_diff(rank) > 1 {
+            mirrored
+        } else if roll < 63 {
+            one_of(&neighbours, rng)
+        } else {
+            let others: Vec<u8> = (0..8u8)
+                .filter(|&r| r.abs_diff(rank) > 1 && r != mirrored)
+                .collect();
+            one_of(&others, rng)
+        };
+        chars[at] = (b'1' + new) as char;
+    } else {
+        let file = chars[at - 1];
+        let alike: Vec<u8> = Channel::shared()
+            .look_alikes(file)
+            .into_iter()
+            .filter(|c| ('a'..='h').contains(c))
+            .map(|c| c as u8 - b'a')
+            .collect();
+        let file = file as u8 - b'a';
+        let neighbours: Vec<u8> = (0..8u8).filter(|&f| f.abs_diff(file) == 1).collect();
+        let new = if roll < 34 && !alike.is_empty() {
+            one_of(&alike, rng)
+        } else if roll < 60 {
+            one_of(&neighbours, rng)
+        } else {
+            let others: Vec<u8> = (0..8u8)
+                .filter(|&f| f.abs_diff(file) > 1 && !alike.contains(&f))
+                .collect();
+            one_of(&others, rng)
+        };
+        chars[at - 1] = (b'a' + new) as char;
+    }
+    chars.into_iter().collect()
+}
+
+/// The wrong piece, as the HCS players wrote it: another piece's letter (`Rg7` for `Bg7`),
+/// seven times in ten, or none (`g7`); on a pawn's move, a piece's letter (`Rc5` for `c5`).
+/// Castling is left as it is.
+pub(crate) fn wrong_piece(text: &str, facts: &MoveFacts, lang: &Language, rng: &mut Rng) -> String {
+    if facts.castle.is_some() {
+        return text.to_string();
+    }
+    let mut letters: Vec<&str> = [
+        Role::King,
+        Role::Queen,
+        Role::Rook,
+        Role::Bishop,
+        Role::Knight,
+    ]
+    .into_iter()
+    .filter(|&role| role != facts.role)
+    .filter_map(|role| lang.letter(role))
+    .collect();
+    if facts.role == Role::Pawn {
+        return format!("{}{text}", letters[rng.below(letters.len())]);
+    }
+    let Some(own) = lang
+        .variants(facts.role)
+        .iter()
+        .filter(|letter| text.starts_with(**letter))
+        .max_by_key(|letter| letter.len())
+    else {
+        return text.to_string();
+    };
+    let rest = &text[own.len()..];
+    // Another piece whose letter is the same as this one's (a language with one letter for
+    // two pieces) would be no slip at all.
+    letters.retain(|letter| letter != own);
+    if letters.is_empty() || rng.chance(0.3) {
+        return rest.to_string();
+    }
+    format!("{}{rest}", letters[rng.below(letters.len())])
 }
 
 /// Whether `text` is a correct way of writing the move (no slip): any style, no missing marks.
@@ -402,7 +520,17 @@ pub fn write_transcript(
             sample_form(&facts, lang, &writer.style, rng)
         };
         if rng.chance(noise.wrong_square) {
-            text = wrong_square(&text, rng);
+            text = if noise.squares_as_players {
+                wrong_square_as_players(&text, rng)
+            } else {
+                wrong_square(&text, rng)
+            };
+            changed = true;
+        }
+        // Drawn only where the level has it, so that the other levels' transcripts stay the
+        // same as before it existed.
+        if noise.wrong_piece > 0.0 && rng.chance(noise.wrong_piece) {
+            text = wrong_piece(&text, &facts, lang, rng);
             changed = true;
         }
         if rng.chance(noise.misread) {
@@ -432,5 +560,113 @@ pub fn write_transcript(
         cells,
         moves: moves.to_vec(),
         altered_cells: altered,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::CastlingMode;
+
+    fn facts_of(fen: &str, uci: &str) -> MoveFacts {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .expect("a FEN")
+            .into_position(CastlingMode::Standard)
+            .expect("a legal position");
+        legal_moves_with_facts(&pos)
+            .into_iter()
+            .find(|(m, _)| m.to_uci(CastlingMode::Standard).to_string() == uci)
+            .map(|(_, facts)| facts)
+            .expect("a legal move")
+    }
+
+    #[test]
+    fn a_players_wrong_square_takes_each_kind_in_its_hcs_share() {
+        let mut rng = Rng::new(7);
+        let draws = 20_000;
+        let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
+        for _ in 0..draws {
+            let slip = wrong_square_as_players("Nf6+", &mut rng);
+            let chars: Vec<char> = slip.chars().collect();
+            assert_eq!((chars[0], chars[3]), ('N', '+'), "{slip}");
+            let kind = match (chars[1], chars[2]) {
+                ('f', '5' | '7') => "rank neighbour",
+                ('f', '3') => "rank mirrored",
+                ('f', '1' | '2' | '4' | '8') => "rank other",
+                ('e' | 'g', '6') => "file neighbour",
+                ('a' | 'b' | 'c' | 'd' | 'h', '6') => "file other",
+                _ => panic!("{slip} is not one square off Nf6"),
+            };
+            *kinds.entry(kind).or_default() += 1;
+        }
+        let share = |kind: &str| kinds.get(kind).copied().unwrap_or(0) as f64 / draws as f64;
+        // f has no look-alike file: its third goes to the neighbours.
+        let expected = [
+            ("rank neighbour", 0.47 * 0.49),
+            ("rank mirrored", 0.47 * 0.14),
+            ("rank other", 0.47 * 0.37),
+            ("file neighbour", 0.53 * 0.60),
+            ("file other", 0.53 * 0.40),
+        ];
+        for (kind, want) in expected {
+            assert!(
+                (share(kind) - want).abs() < 0.015,
+                "{kind}: {} against {want}",
+                share(kind)
+            );
+        }
+        // e has one look-alike file, c, which is then left out of the others.
+        let mut to_c = 0;
+        for _ in 0..draws {
+            let slip = wrong_square_as_players("e4", &mut rng);
+            assert_ne!(slip, "e4");
+            to_c += (slip == "c4") as usize;
+        }
+        let want = 0.53 * 0.34;
+        let got = to_c as f64 / draws as f64;
+        assert!(
+            (got - want).abs() < 0.015,
+            "c4 for e4: {got} against {want}"
+        );
+    }
+
+    #[test]
+    fn a_wrong_piece_is_another_letter_none_or_one_on_a_pawns_move() {
+        let english = Language::by_code("en").unwrap();
+        let russian = Language::by_code("ru").unwrap();
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let mut rng = Rng::new(11);
+        let knight = facts_of(start, "g1f3");
+        let mut dropped = 0;
+        for _ in 0..2_000 {
+            let slip = wrong_piece("Nf3", &knight, english, &mut rng);
+            assert!(
+                ["Kf3", "Qf3", "Rf3", "Bf3", "f3"].contains(&slip.as_str()),
+                "{slip}"
+            );
+            dropped += (slip == "f3") as usize;
+        }
+        assert!((500..700).contains(&dropped), "{dropped} of 2,000 dropped");
+        let pawn = facts_of(start, "e2e4");
+        for _ in 0..200 {
+            let slip = wrong_piece("e4", &pawn, english, &mut rng);
+            assert!(
+                ["Ke4", "Qe4", "Re4", "Be4", "Ne4"].contains(&slip.as_str()),
+                "{slip}"
+            );
+        }
+        // A two-letter king leaves no letter behind.
+        let king = facts_of("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "e1e2");
+        for _ in 0..200 {
+            let slip = wrong_piece("Крe2", &king, russian, &mut rng);
+            assert!(
+                ["Фe2", "Лe2", "Сe2", "Кe2", "e2"].contains(&slip.as_str()),
+                "{slip}"
+            );
+        }
+        let castle = facts_of("4k3/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1");
+        assert_eq!(wrong_piece("O-O", &castle, english, &mut rng), "O-O");
     }
 }
