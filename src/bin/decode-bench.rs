@@ -208,10 +208,25 @@ fn hcs_slips(path: &std::path::Path) -> Result<(), String> {
             }
         }
     }
-    println!(
-        "{} games, {cells} cells read as written moves",
-        decoded.len()
+    let moves: Vec<_> = decoded.iter().flat_map(|(_, game)| &game.moves).collect();
+    let count = |keep: &dyn Fn(&&scoresheet::decode::DecodedMove) -> bool| {
+        moves.iter().filter(|m| keep(m)).count()
+    };
+    let pct = |n: usize| 100.0 * n as f64 / moves.len().max(1) as f64;
+    let (flagged, misfits, unwritten) = (
+        count(&|m| m.flagged),
+        count(&|m| !m.written_fits),
+        count(&|m| m.cell.is_none()),
     );
+    println!(
+        "{} games, {} moves decoded: {flagged} flagged ({:.1}%), {misfits} whose cell does not read as the move ({:.1}%), {unwritten} taken as unwritten ({:.1}%)",
+        decoded.len(),
+        moves.len(),
+        pct(flagged),
+        pct(misfits),
+        pct(unwritten)
+    );
+    println!("{cells} moves read from a cell");
     let channel = Channel::shared();
     let report =
         |name: &str, pairs: &[(usize, usize)], table: &[[usize; 8]; 8], of: &[usize; 8]| {
