@@ -122,6 +122,61 @@ pub fn read_pgn(source: impl Read, limit: usize) -> io::Result<Vec<PgnGame>> {
     Ok(out)
 }
 
+/// One game of the HCS scoresheet transcriptions: what its players wrote, cell by cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HcsGame {
+    /// The game's number in the dataset, e.g. `"001"`.
+    pub name: String,
+    /// The cells in ply order, White's first; a cell with no label is empty (blank).
+    pub cells: Vec<String>,
+}
+
+/// Reads an HCS tags file (`GGG_P_M_colour.png LABEL` a line, or `GGG_M_colour.png LABEL`
+/// in its test split) into games in the order of their numbers. A missing cell becomes a
+/// blank one, except Black's after the last move.
+pub fn read_hcs_tags(text: &str) -> Result<Vec<HcsGame>, String> {
+    use std::collections::BTreeMap;
+    // Game -> (move number, 0 for White or 1 for Black) -> what was written.
+    let mut games: BTreeMap<&str, BTreeMap<(u32, u8), &str>> = BTreeMap::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (name, label) = line.split_once(' ').unwrap_or((line, ""));
+        let fields: Vec<&str> = name.trim_end_matches(".png").split('_').collect();
+        let [game, .., move_number, colour @ ("white" | "black")] = fields[..] else {
+            return Err(format!("line {}: not an HCS tag: {line:?}", number + 1));
+        };
+        let move_number: u32 = move_number
+            .parse()
+            .map_err(|e| format!("line {}: move number {move_number:?}: {e}", number + 1))?;
+        games
+            .entry(game)
+            .or_default()
+            .insert((move_number, u8::from(colour == "black")), label.trim());
+    }
+    Ok(games
+        .into_iter()
+        .map(|(name, labels)| {
+            let last = labels.keys().map(|k| k.0).max().unwrap_or(0);
+            let mut cells = Vec::new();
+            for move_number in 1..=last {
+                for side in 0..2u8 {
+                    match labels.get(&(move_number, side)) {
+                        Some(label) => cells.push(label.to_string()),
+                        None if move_number < last || side == 0 => cells.push(String::new()),
+                        None => {}
+                    }
+                }
+            }
+            HcsGame {
+                name: name.to_string(),
+                cells,
+            }
+        })
+        .collect())
+}
+
 /// The shared data folder (`../shared/data` beside the repository), where the tests and
 /// benchmarks find real games; for a clone made elsewhere, the link `scripts/setup` leaves in
 /// `.cache/shared-data`. `SCORESHEET_DATA` overrides both.
@@ -150,5 +205,39 @@ mod tests {
         assert_eq!(games[0].moves.len(), 4);
         assert_eq!(games[0].tag("White"), Some("A"));
         assert_eq!(games[1].moves.len(), 2);
+    }
+
+    #[test]
+    fn hcs_tags_become_cells_in_ply_order() {
+        let text = "002_0_2_black.png Nc6\n002_0_1_white.png e4\n002_0_2_white.png Nf3\n\
+                    001_0_1_white.png d4\n001_0_1_black.png\n001_0_2_white.png c4\n";
+        let games = read_hcs_tags(text).unwrap();
+        let cells: Vec<(&str, Vec<&str>)> = games
+            .iter()
+            .map(|g| {
+                (
+                    g.name.as_str(),
+                    g.cells.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        // Game 2's 1... is missing: a blank cell. Game 1 ends with White's move.
+        assert_eq!(
+            cells,
+            [
+                ("001", vec!["d4", "", "c4"]),
+                ("002", vec!["e4", "", "Nf3", "Nc6"])
+            ]
+        );
+        // The test split has no page field.
+        let split = read_hcs_tags("003_1_white.png e4\n003_1_black.png e5\n").unwrap();
+        assert_eq!(split[0].cells, ["e4", "e5"]);
+    }
+
+    #[test]
+    fn a_line_that_is_no_hcs_tag_is_refused_with_its_number() {
+        let error = read_hcs_tags("001_0_1_white.png e4\n# notes\n").unwrap_err();
+        assert!(error.starts_with("line 2:"), "{error}");
+        assert!(read_hcs_tags("001_0_x_white.png e4").is_err());
     }
 }

@@ -5,7 +5,7 @@ use scoresheet::decode::{
     decode, line_score, DecoderConfig, EndState, Game, LanguageChoice, StepKind, Transcript,
     TypedCell,
 };
-use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
+use scoresheet::games::{read_hcs_tags, read_pgn_file, shared_data_dir, PgnGame};
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::report::{to_json, to_pgn, PgnTags};
 use scoresheet::start::StartPosition;
@@ -677,4 +677,41 @@ fn a_blank_cell_whose_move_shows_plies_later_is_reconsidered() {
     };
     let game = decode(&transcript, &start, english(), &with);
     assert_eq!(sans(&game), ["e4", "e5", "Bc4", "Nc6", "Bxf7+", "Ke7"]);
+}
+
+/// What real players wrote (the HCS transcriptions, their slips included) decodes with few
+/// moves left to an arbiter: the truth behind those sheets is not recorded, so the review
+/// load is what can be held to account. The first 40 games: about 2,600 moves.
+#[test]
+fn what_real_players_wrote_leaves_few_moves_to_review() {
+    let path = shared_data_dir().join("hcs/training_tags.txt");
+    let text = std::fs::read_to_string(&path).expect("../shared/data/hcs is readable");
+    let hcs = read_hcs_tags(&text).expect("the HCS tags parse");
+    assert_eq!(hcs.len(), 157);
+    let start = StartPosition::standard();
+    let config = DecoderConfig::default();
+    let (mut moves, mut flagged, mut misfits) = (0, 0, 0);
+    for game in &hcs[..40] {
+        let typed: Vec<TypedCell> = game.cells.iter().map(|t| TypedCell::new(t)).collect();
+        let decoded = decode(&typed, &start, english(), &config);
+        assert!(
+            decoded.moves.len() + 2 >= game.cells.len(),
+            "game {}",
+            game.name
+        );
+        moves += decoded.moves.len();
+        flagged += decoded.moves.iter().filter(|m| m.flagged).count();
+        misfits += decoded.moves.iter().filter(|m| !m.written_fits).count();
+    }
+    let share = |n: usize| n as f64 / moves as f64;
+    eprintln!(
+        "{moves} moves, {:.1}% flagged, {:.1}% misfits",
+        100.0 * share(flagged),
+        100.0 * share(misfits)
+    );
+    assert!(share(flagged) < 0.12, "{flagged} of {moves} flagged");
+    assert!(
+        share(misfits) < 0.07,
+        "{misfits} of {moves} read from cells unlike them"
+    );
 }

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use scoresheet::decode::{
     decode, CellEvidence, Channel, DecoderConfig, Game, LanguageChoice, MovePrior, TypedCell,
 };
-use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
+use scoresheet::games::{read_hcs_tags, read_pgn_file, shared_data_dir, PgnGame};
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, LANGUAGES};
 use scoresheet::start::StartPosition;
 use scoresheet::synth::{write_transcript, Noise, Rng, Writer};
@@ -132,46 +132,17 @@ fn parse_args() -> Result<Args, String> {
 /// the share of cells with that true rank (file) written with that other one; its cost is
 /// the rate's negative log.
 fn hcs_slips(path: &std::path::Path) -> Result<(), String> {
-    use std::collections::BTreeMap;
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    // Game -> (move number, 0 for White or 1 for Black) -> what was written.
-    let mut games: BTreeMap<&str, BTreeMap<(u32, u8), &str>> = BTreeMap::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let (name, label) = line.split_once(' ').unwrap_or((line, ""));
-        let fields: Vec<&str> = name.trim_end_matches(".png").split('_').collect();
-        let [game, .., number, colour] = fields[..] else {
-            return Err(format!("not an HCS tag: {line:?}"));
-        };
-        let number: u32 = number
-            .parse()
-            .map_err(|e| format!("move number in {line:?}: {e}"))?;
-        let side = u8::from(colour == "black");
-        games
-            .entry(game)
-            .or_default()
-            .insert((number, side), label.trim());
-    }
+    let games = read_hcs_tags(&text)?;
     let english = Language::by_code("en").expect("English is a language");
     let config = DecoderConfig::default();
     let start = StartPosition::standard();
-    let decoded: Vec<(Vec<String>, Game)> = games
+    let decoded: Vec<(&[String], Game)> = games
         .par_iter()
-        .map(|(_, cells)| {
-            let last = cells.keys().map(|k| k.0).max().unwrap_or(0);
-            let mut texts = Vec::new();
-            for number in 1..=last {
-                for side in 0..2u8 {
-                    match cells.get(&(number, side)) {
-                        Some(t) => texts.push(t.to_string()),
-                        // Black's last cell may be absent; any other missing cell is blank.
-                        None if number < last || side == 0 => texts.push(String::new()),
-                        None => {}
-                    }
-                }
-            }
-            let typed: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
-            let game = decode(&typed, &start, LanguageChoice::Fixed(english), &config);
-            (texts, game)
+        .map(|game| {
+            let typed: Vec<TypedCell> = game.cells.iter().map(|t| TypedCell::new(t)).collect();
+            let decoded = decode(&typed, &start, LanguageChoice::Fixed(english), &config);
+            (game.cells.as_slice(), decoded)
         })
         .collect();
     let square_of = |s: &str| -> Option<(u8, u8)> {
