@@ -191,6 +191,8 @@ fn castling_promotion_capture_and_en_passant_forms() {
         ("exd6e.p.", "e5d6"),
         ("e5:d6", "e5d6"),
         ("ed", "e5d6"),
+        ("exd", "e5d6"),
+        ("e:d", "e5d6"),
         ("b8Q", "b7b8q"),
         ("b8=Q", "b7b8q"),
         ("b8(Q)", "b7b8q"),

@@ -217,7 +217,7 @@ pub struct Style {
     pub piece_letter_variant: f32,
     pub capture_colon: f32,
     pub capture_unmarked: f32,
-    /// `ed` for `exd5`: pawn captures written with the two files only.
+    /// `ed` or `exd` for `exd5`: pawn captures written with the two files only.
     pub pawn_capture_files_only: f32,
     pub long_dash: f32,
     pub long_plain: f32,
@@ -467,7 +467,10 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
         }
         if facts.capture {
             let to_file = facts.to.file().char();
+            // Players who write the files alone write the capture mark about as often as
+            // not: the HCS transcriptions hold 12 `exf` and 12 `ef`.
             out.push((format!("{file}{to_file}"), style.pawn_capture_files_only));
+            out.push((format!("{file}x{to_file}"), style.pawn_capture_files_only));
             out.push((
                 format!("{file}:{to_file}"),
                 style.pawn_capture_files_only + style.capture_colon,
