@@ -122,42 +122,54 @@ pub fn read_pgn(source: impl Read, limit: usize) -> io::Result<Vec<PgnGame>> {
     Ok(out)
 }
 
-/// One game of the HCS scoresheet transcriptions: what its players wrote, cell by cell.
+/// One scoresheet of the HCS transcriptions: what a player wrote, cell by cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HcsGame {
     /// The game's number in the dataset, e.g. `"001"`.
     pub name: String,
+    /// Which player's sheet of the game (the tags' page field: 50 of the training split's 157
+    /// games have both players' sheets, 0 and 1, each transcribed with its own slips); `None`
+    /// in the test split, whose labels stand for the game.
+    pub copy: Option<u32>,
     /// The cells in ply order, White's first; a cell with no label is empty (blank).
     pub cells: Vec<String>,
 }
 
-/// Reads an HCS tags file (`GGG_P_M_colour.png LABEL` a line, or `GGG_M_colour.png LABEL`
-/// in its test split) into games in the order of their numbers. A missing cell becomes a
-/// blank one, except Black's after the last move.
+/// Reads an HCS tags file (`GGG_P_M_colour.png LABEL` a line, P the player's sheet, or
+/// `GGG_M_colour.png LABEL` in its test split) into sheets in the order of their game and
+/// sheet numbers. A missing cell becomes a blank one, except Black's after the last move.
 pub fn read_hcs_tags(text: &str) -> Result<Vec<HcsGame>, String> {
     use std::collections::BTreeMap;
-    // Game -> (move number, 0 for White or 1 for Black) -> what was written.
-    let mut games: BTreeMap<&str, BTreeMap<(u32, u8), &str>> = BTreeMap::new();
+    // (Game, sheet) -> (move number, 0 for White or 1 for Black) -> what was written.
+    type Labels<'a> = BTreeMap<(u32, u8), &'a str>;
+    let mut games: BTreeMap<(&str, Option<u32>), Labels> = BTreeMap::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let (name, label) = line.split_once(' ').unwrap_or((line, ""));
         let fields: Vec<&str> = name.trim_end_matches(".png").split('_').collect();
-        let [game, .., move_number, colour @ ("white" | "black")] = fields[..] else {
-            return Err(format!("line {}: not an HCS tag: {line:?}", number + 1));
+        let (game, copy, move_number) = match fields[..] {
+            [game, copy, move_number, "white" | "black"] => (game, Some(copy), move_number),
+            [game, move_number, "white" | "black"] => (game, None, move_number),
+            _ => return Err(format!("line {}: not an HCS tag: {line:?}", number + 1)),
         };
-        let move_number: u32 = move_number
-            .parse()
-            .map_err(|e| format!("line {}: move number {move_number:?}: {e}", number + 1))?;
+        let number_in = |field: &str, what: &str| {
+            field
+                .parse::<u32>()
+                .map_err(|e| format!("line {}: {what} {field:?}: {e}", number + 1))
+        };
+        let move_number = number_in(move_number, "move number")?;
+        let copy = copy.map(|c| number_in(c, "page")).transpose()?;
+        let black = u8::from(fields.last() == Some(&"black"));
         games
-            .entry(game)
+            .entry((game, copy))
             .or_default()
-            .insert((move_number, u8::from(colour == "black")), label.trim());
+            .insert((move_number, black), label.trim());
     }
     Ok(games
         .into_iter()
-        .map(|(name, labels)| {
+        .map(|((name, copy), labels)| {
             let last = labels.keys().map(|k| k.0).max().unwrap_or(0);
             let mut cells = Vec::new();
             for move_number in 1..=last {
@@ -171,6 +183,7 @@ pub fn read_hcs_tags(text: &str) -> Result<Vec<HcsGame>, String> {
             }
             HcsGame {
                 name: name.to_string(),
+                copy,
                 cells,
             }
         })
@@ -210,28 +223,33 @@ mod tests {
     #[test]
     fn hcs_tags_become_cells_in_ply_order() {
         let text = "002_0_2_black.png Nc6\n002_0_1_white.png e4\n002_0_2_white.png Nf3\n\
+                    001_1_1_white.png d4\n001_1_1_black.png d5\n\
                     001_0_1_white.png d4\n001_0_1_black.png\n001_0_2_white.png c4\n";
         let games = read_hcs_tags(text).unwrap();
-        let cells: Vec<(&str, Vec<&str>)> = games
+        let cells: Vec<(&str, Option<u32>, Vec<&str>)> = games
             .iter()
             .map(|g| {
                 (
                     g.name.as_str(),
+                    g.copy,
                     g.cells.iter().map(String::as_str).collect(),
                 )
             })
             .collect();
-        // Game 2's 1... is missing: a blank cell. Game 1 ends with White's move.
+        // Game 2's 1... is missing: a blank cell. The first sheet of game 1 ends with White's
+        // move; each player's sheet is read apart.
         assert_eq!(
             cells,
             [
-                ("001", vec!["d4", "", "c4"]),
-                ("002", vec!["e4", "", "Nf3", "Nc6"])
+                ("001", Some(0), vec!["d4", "", "c4"]),
+                ("001", Some(1), vec!["d4", "d5"]),
+                ("002", Some(0), vec!["e4", "", "Nf3", "Nc6"])
             ]
         );
         // The test split has no page field.
         let split = read_hcs_tags("003_1_white.png e4\n003_1_black.png e5\n").unwrap();
         assert_eq!(split[0].cells, ["e4", "e5"]);
+        assert_eq!((split[0].name.as_str(), split[0].copy), ("003", None));
     }
 
     #[test]
@@ -239,5 +257,7 @@ mod tests {
         let error = read_hcs_tags("001_0_1_white.png e4\n# notes\n").unwrap_err();
         assert!(error.starts_with("line 2:"), "{error}");
         assert!(read_hcs_tags("001_0_x_white.png e4").is_err());
+        assert!(read_hcs_tags("001_p_1_white.png e4").is_err());
+        assert!(read_hcs_tags("001_0_1_1_white.png e4").is_err());
     }
 }

@@ -138,6 +138,7 @@ fn every_form_is_written_in_its_languages_characters() {
     let english = Language::by_code("en").expect("English");
     assert!("KQRBN".chars().all(|c| english.writes(c)));
     assert!(!"DSTLCФКАԱ".chars().any(|c| english.writes(c)));
+    assert!(english.writes('P'), "the pawn of `PxP`");
     let russian = Language::by_code("ru").expect("Russian");
     assert!("КрФЛС".chars().all(|c| russian.writes(c)));
     assert!(!"KQRBN".chars().any(|c| russian.writes(c)));
@@ -210,6 +211,53 @@ fn castling_promotion_capture_and_en_passant_forms() {
     }
     let moves = interpret(&pos, "b8=Ф", ru, &style);
     assert_eq!(moves.len(), 1);
+}
+
+/// Forms of descriptive habit and odd disambiguations that real players write (the HCS
+/// transcriptions): the piece taken named (`RxR`, `exN`, `PxP`, `QxNd5`), a capture by file
+/// alone (`Rxh+`), the origin's rank where SAN gives its file (`N5f3`).
+#[test]
+fn captures_named_by_the_piece_taken_and_rank_disambiguations() {
+    let style = Style::default();
+    let en = Language::by_code("en").unwrap();
+    let de = Language::by_code("de").unwrap();
+    let fen = "r3k3/8/8/3n1p2/4P3/2N5/8/R3K1N1 w - - 0 1";
+    let pos: Chess = fen
+        .parse::<shakmaty::fen::Fen>()
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Standard)
+        .unwrap();
+    let read = |written: &str, lang: &Language| -> Vec<String> {
+        interpret(&pos, written, lang, &style)
+            .iter()
+            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+            .collect()
+    };
+    for (written, uci) in [
+        ("RxR", "a1a8"),
+        ("RxR+", "a1a8"),
+        ("RxRa8+", "a1a8"),
+        ("Rxa", "a1a8"),
+        ("Rxa+", "a1a8"),
+        ("NxN", "c3d5"),
+        ("PxN", "e4d5"),
+        ("exN", "e4d5"),
+        ("PxP", "e4f5"),
+        ("exP", "e4f5"),
+        ("exf", "e4f5"),
+        ("N1e2", "g1e2"),
+        ("N3e2", "c3e2"),
+    ] {
+        assert_eq!(read(written, en), [uci], "{written}");
+    }
+    // In German letters the rook is T and the knight S; the pawn's letter is known in
+    // English only.
+    assert_eq!(read("TxT", de), ["a1a8"]);
+    assert_eq!(read("exS", de), ["e4d5"]);
+    assert!(read("PxP", de).is_empty());
+    // A rank where SAN needs none, or a piece taken that is not there, reads as nothing.
+    assert!(read("N1f3", en).is_empty());
+    assert!(read("RxN", en).is_empty());
 }
 
 #[test]

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use scoresheet::decode::{
     decode, CellEvidence, Channel, DecoderConfig, Game, LanguageChoice, MovePrior, TypedCell,
 };
-use scoresheet::games::{read_hcs_tags, read_pgn_file, shared_data_dir, PgnGame};
+use scoresheet::games::{read_hcs_tags, read_pgn_file, shared_data_dir, HcsGame, PgnGame};
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, LANGUAGES};
 use scoresheet::start::StartPosition;
 use scoresheet::synth::{write_transcript, Noise, Rng, Writer};
@@ -115,7 +115,7 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--help" | "-h" => {
-                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy,players] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W] [--only LANG:GAME (one game of the run, e.g. no:7)]\n       decode-bench --hcs-slips HCS_TAGS (the rates of wrong ranks and files in what the HCS players wrote)");
+                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy,players] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W] [--only LANG:GAME (one game of the run, e.g. no:7)]\n       decode-bench --hcs-slips HCS_TAGS (what the HCS players wrote: how often both players' sheets of a game decode alike, the review load, the rates of wrong ranks and files)");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}")),
@@ -131,6 +131,44 @@ fn parse_args() -> Result<Args, String> {
 /// pair (true, written) is counted. A category's rate is the mean over its ordered pairs of
 /// the share of cells with that true rank (file) written with that other one; its cost is
 /// the rate's negative log.
+/// Where both players' sheets of a game were transcribed, each decoded alone should give the
+/// same game: a ply the two decodings disagree on is wrong in at least one of them, whatever
+/// the game was. Prints how often they agree, and how often both were sure and disagreed.
+fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
+    let (mut pairs, mut same_games, mut plies, mut agreed, mut both_sure, mut sure_apart) =
+        (0, 0, 0, 0, 0, 0);
+    for (i, first) in games.iter().enumerate() {
+        let Some(j) = games
+            .iter()
+            .position(|g| g.name == first.name && g.copy > first.copy)
+        else {
+            continue;
+        };
+        let (a, b) = (&decoded[i].1.moves, &decoded[j].1.moves);
+        let common = a.len().min(b.len());
+        pairs += 1;
+        plies += common;
+        let same = (0..common).filter(|&p| a[p].uci == b[p].uci).count();
+        agreed += same;
+        same_games += usize::from(same == common);
+        for p in 0..common {
+            if !a[p].flagged && !b[p].flagged {
+                both_sure += 1;
+                sure_apart += usize::from(a[p].uci != b[p].uci);
+            }
+        }
+    }
+    if pairs == 0 {
+        return;
+    }
+    let pct = |n: usize, of: usize| 100.0 * n as f64 / of.max(1) as f64;
+    println!(
+        "both players' sheets: {pairs} games, each sheet decoded alone; they agree on {agreed} of {plies} plies ({:.2}%), on every ply in {same_games} games; of the {both_sure} plies neither flagged, {sure_apart} disagree ({:.2}%)",
+        pct(agreed, plies),
+        pct(sure_apart, both_sure)
+    );
+}
+
 fn hcs_slips(path: &std::path::Path) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let games = read_hcs_tags(&text)?;
@@ -145,6 +183,7 @@ fn hcs_slips(path: &std::path::Path) -> Result<(), String> {
             (game.cells.as_slice(), decoded)
         })
         .collect();
+    print_copies_agreement(&games, &decoded);
     let square_of = |s: &str| -> Option<(u8, u8)> {
         let b = s.as_bytes();
         (1..b.len())

@@ -213,6 +213,25 @@ fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Styl
         style.castle_letter_o = usual;
         style.castle_digit_zero = rare;
     }
+    // Descriptive habits (`RxR`, `axB`, `Rxh+`): a writer who names the piece taken, or the
+    // file alone, does it capture after capture, and captures are a fifth of the cells.
+    let is_file = |c: char| ('a'..='h').contains(&c);
+    let named_taken = count(&|t| {
+        t.len() >= 3 && (t[0].is_uppercase() || is_file(t[0])) && t[1] == 'x' && t[2].is_uppercase()
+    });
+    let file_only = count(&|t| {
+        let body = t
+            .strip_suffix(&['+'])
+            .or_else(|| t.strip_suffix(&['#']))
+            .unwrap_or(t);
+        body.len() == 3 && body[0].is_uppercase() && body[1] == 'x' && is_file(body[2])
+    });
+    if named_taken >= 2 {
+        style.capture_piece_named = (0.3f32).ln();
+    }
+    if file_only >= 2 {
+        style.capture_file_only = (0.1f32).ln();
+    }
     if checks == 0 && texts.len() >= 30 {
         // A writer who never marks a check.
         style.check_marked = (0.2f32).ln();

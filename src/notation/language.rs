@@ -49,15 +49,23 @@ impl Language {
         }
     }
 
+    /// The pawn's letter where this language's players name a pawn taken (`PxP`, a
+    /// descriptive habit): English only, as the HCS players write; other languages' pawn
+    /// letters are not known to us from real sheets.
+    pub fn pawn_letter(&self) -> Option<&'static str> {
+        (self.code == "en").then_some("P")
+    }
+
     /// Two languages that write every piece the same way produce identical scoresheets.
     pub fn same_letters(&self, other: &Language) -> bool {
         self.letters == other.letters
     }
 
     /// Whether a player of this language may write `c` in a move cell: one of its piece
-    /// letters, or a character every language's notation shares ([`NOTATION_MARKS`]).
+    /// letters (the pawn's too, where it has one), or a character every language's notation shares ([`NOTATION_MARKS`]).
     pub fn writes(&self, c: char) -> bool {
         NOTATION_MARKS.contains(c)
+            || self.pawn_letter().is_some_and(|pawn| pawn.contains(c))
             || self
                 .letters
                 .iter()

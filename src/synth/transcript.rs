@@ -106,6 +106,11 @@ impl Writer {
             extra_disambiguation: never,
             check_false: never,
             en_passant_marked: if rng.chance(0.2) { 3.0 } else { never },
+            // Descriptive habits are read, not written: the benchmarks' transcripts stay those
+            // of algebraic writers.
+            capture_piece_named: never,
+            capture_file_only: never,
+            rank_for_file: never,
             ..Style::default()
         };
         let mut parts = Vec::new();
@@ -187,6 +192,9 @@ impl Writer {
                 capture_colon: never,
                 capture_unmarked: never,
                 pawn_capture_files_only: never,
+                capture_piece_named: never,
+                capture_file_only: never,
+                rank_for_file: never,
                 long_dash: never,
                 long_plain: never,
                 missing_disambiguation: never,
