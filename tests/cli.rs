@@ -68,6 +68,53 @@ fn decodes_russian_notation_to_json() {
     assert_eq!(moves.last().unwrap()["san"], "Bxe7#");
 }
 
+/// Both players' transcripts of the Opera Game: Black's sheet left 3...Bg4's cell empty and
+/// has `Rxd7` for 13...Rxd7, where White's sheet has `?`; together they read the whole game,
+/// each move with both players' writing.
+#[test]
+fn decodes_both_players_transcripts_together() {
+    let copy = temp_file(
+        "opera-black.tsv",
+        "1\te4\te5\n2\tNf3\td6\n3\td4\n4\tdxe5\tBxf3\n5\tQxf3\tdxe5\n6\tBc4\tNf6\n\
+         7\tQb3\tQe7\n8\tNc3\tc6\n9\tBg5\tb5\n10\tNxb5\tcxb5\n11\tBxb5+\tNbd7\n\
+         12\tO-O-O\tRd8\n13\tRxd7\tRxd7\n14\tRd1\tQe6\n15\tBxd7+\tNxd7\n16\tQb8+\tNxb8\n\
+         17\tRd8#\n"
+            .as_bytes(),
+    );
+    let out = scoresheet(&[
+        "decode",
+        "samples/opera-game.tsv",
+        "--copy",
+        copy.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let moves = json["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 33);
+    assert_eq!(json["result"], "1-0");
+    // 13...Rxd7: illegible on White's sheet, read from Black's.
+    assert_eq!(moves[25]["san"], "Rxd7");
+    assert_eq!(moves[25]["copy_written"], "Rxd7");
+    assert_eq!(moves[25]["flagged"], false, "{}", moves[25]);
+    // 3...Bg4: written on White's sheet only.
+    assert_eq!(moves[5]["san"], "Bg4");
+    assert_eq!(moves[5]["written"], "Bg4");
+    assert_eq!(moves[5]["copy_written"], "");
+    assert_eq!(moves[6]["written"], "de5");
+    assert_eq!(moves[6]["copy_written"], "dxe5");
+    assert_clear_error(
+        &scoresheet(&[
+            "decode",
+            "samples/opera-game.tsv",
+            "--copy",
+            "no/such/copy.tsv",
+        ]),
+        &["no/such/copy.tsv", "No such file"],
+    );
+}
+
 #[test]
 fn writes_to_a_file_and_reads_standard_input() {
     let target = std::env::temp_dir().join(format!("scoresheet-out-{}.pgn", std::process::id()));

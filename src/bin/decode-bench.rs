@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use scoresheet::decode::{
-    decode, CellEvidence, Channel, DecoderConfig, Game, LanguageChoice, MovePrior, TypedCell,
+    decode, fuse_copies, CellEvidence, Channel, DecoderConfig, Game, LanguageChoice, MovePrior,
+    PriorMemo, TypedCell,
 };
 use scoresheet::games::{read_hcs_tags, read_pgn_file, shared_data_dir, HcsGame, PgnGame};
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, LANGUAGES};
@@ -124,29 +125,47 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// The rates at which the HCS players wrote a wrong rank or file, for the typed channel's
-/// costs ([`scoresheet::decode::ChannelCosts`]). Each game of an HCS tags file
-/// (`GGG_P_M_colour.png LABEL` a line) is decoded in English letters; where a cell's last
-/// square differs from the decoded move's destination in its rank alone (or file alone), the
-/// pair (true, written) is counted. A category's rate is the mean over its ordered pairs of
-/// the share of cells with that true rank (file) written with that other one; its cost is
-/// the rate's negative log.
 /// Where both players' sheets of a game were transcribed, each decoded alone should give the
 /// same game: a ply the two decodings disagree on is wrong in at least one of them, whatever
-/// the game was. Prints how often they agree, and how often both were sure and disagreed.
+/// the game was. Prints how often they agree, how often both were sure and disagreed, and
+/// what reading both sheets together (`fuse_copies`) leaves to review.
 fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
-    let (mut pairs, mut same_games, mut plies, mut agreed, mut both_sure, mut sure_apart) =
-        (0, 0, 0, 0, 0, 0);
-    for (i, first) in games.iter().enumerate() {
-        let Some(j) = games
-            .iter()
-            .position(|g| g.name == first.name && g.copy > first.copy)
-        else {
-            continue;
-        };
+    let english = LanguageChoice::Fixed(Language::by_code("en").expect("English is a language"));
+    let (config, start) = (DecoderConfig::default(), StartPosition::standard());
+    let pairs: Vec<(usize, usize)> = (0..games.len())
+        .filter_map(|i| {
+            let j = games
+                .iter()
+                .position(|g| g.name == games[i].name && g.copy > games[i].copy)?;
+            Some((i, j))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let fused: Vec<Game> = pairs
+        .par_iter()
+        .map(|&(i, j)| {
+            let typed = |g: &HcsGame| -> Vec<TypedCell> {
+                g.cells.iter().map(|t| TypedCell::new(t)).collect()
+            };
+            let priors = PriorMemo::default();
+            let (cells, _, fused_config) = fuse_copies(
+                typed(&games[i]),
+                typed(&games[j]),
+                &start,
+                english,
+                &config,
+                &priors,
+            );
+            decode(&cells, &start, english, &fused_config)
+        })
+        .collect();
+    let (mut same_games, mut plies, mut agreed, mut both_sure, mut sure_apart) = (0, 0, 0, 0, 0);
+    let (mut fused_moves, mut fused_flagged, mut sheet_plies, mut sheet_as_fused) = (0, 0, 0, 0);
+    for (&(i, j), together) in pairs.iter().zip(&fused) {
         let (a, b) = (&decoded[i].1.moves, &decoded[j].1.moves);
         let common = a.len().min(b.len());
-        pairs += 1;
         plies += common;
         let same = (0..common).filter(|&p| a[p].uci == b[p].uci).count();
         agreed += same;
@@ -157,18 +176,36 @@ fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
                 sure_apart += usize::from(a[p].uci != b[p].uci);
             }
         }
-    }
-    if pairs == 0 {
-        return;
+        fused_moves += together.moves.len();
+        fused_flagged += together.flagged().count();
+        for alone in [a, b] {
+            for (m, f) in alone.iter().zip(&together.moves) {
+                sheet_plies += 1;
+                sheet_as_fused += usize::from(m.uci == f.uci);
+            }
+        }
     }
     let pct = |n: usize, of: usize| 100.0 * n as f64 / of.max(1) as f64;
     println!(
-        "both players' sheets: {pairs} games, each sheet decoded alone; they agree on {agreed} of {plies} plies ({:.2}%), on every ply in {same_games} games; of the {both_sure} plies neither flagged, {sure_apart} disagree ({:.2}%)",
+        "both players' sheets: {} games, each sheet decoded alone; they agree on {agreed} of {plies} plies ({:.2}%), on every ply in {same_games} games; of the {both_sure} plies neither flagged, {sure_apart} disagree ({:.2}%)",
+        pairs.len(),
         pct(agreed, plies),
         pct(sure_apart, both_sure)
     );
+    println!(
+        "  both sheets read together: {fused_flagged} of {fused_moves} moves flagged ({:.2}%); each sheet alone decodes {:.2}% of its plies as the two together do",
+        pct(fused_flagged, fused_moves),
+        pct(sheet_as_fused, sheet_plies)
+    );
 }
 
+/// The rates at which the HCS players wrote a wrong rank or file, for the typed channel's
+/// costs ([`scoresheet::decode::ChannelCosts`]). Each game of an HCS tags file
+/// (`GGG_P_M_colour.png LABEL` a line) is decoded in English letters; where a cell's last
+/// square differs from the decoded move's destination in its rank alone (or file alone), the
+/// pair (true, written) is counted. A category's rate is the mean over its ordered pairs of
+/// the share of cells with that true rank (file) written with that other one; its cost is
+/// the rate's negative log.
 fn hcs_slips(path: &std::path::Path) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let games = read_hcs_tags(&text)?;

@@ -9,6 +9,7 @@
 mod book;
 mod channel;
 mod config;
+mod copies;
 mod evidence;
 mod lattice;
 mod prior;
@@ -23,6 +24,7 @@ use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
 pub use config::{DecoderConfig, SlipCosts};
+pub use copies::{align_copies, fuse_copies, CopiesAligned, FusedCell, OnBothSheets, Source};
 pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
 pub use lattice::{PriorMemo, SearchLoss, StepKind};
 pub use prior::{fit_prior, MovePrior, ATTACK_FEATURES, FEATURE_NAMES as PRIOR_FEATURE_NAMES};

@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 use shakmaty::{Color, Position};
 
 use crate::decode::{
-    decode_remembering, CellEvidence, DecodedMove, DecoderConfig, Game, LanguageChoice, PriorMemo,
-    TypedCell,
+    decode_remembering, CellEvidence, DecodedMove, DecoderConfig, Game, LanguageChoice,
+    OnBothSheets, PriorMemo, TypedCell,
 };
 use crate::notation::Language;
 use crate::page::crop::reading_crops;
@@ -118,22 +118,19 @@ pub enum CellReading {
     BothCopies(Box<CellReading>, Box<CellReading>),
 }
 
+/// A ply's readings on both sheets, as the decoder weighs them ([`OnBothSheets`]).
+fn on_both<'a>(own: &'a CellReading, copy: &'a CellReading) -> OnBothSheets<'a> {
+    OnBothSheets { own, copy }
+}
+
 impl CellEvidence for CellReading {
     fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
         match self {
             CellReading::Read(c) => c.log_likelihood(body, mark, needed),
             CellReading::Blank(c) => c.log_likelihood(body, mark, needed),
-            CellReading::BothCopies(own, copy) => match (own.is_illegible(), copy.is_illegible()) {
-                (false, true) => own.log_likelihood(body, mark, needed),
-                (true, false) => copy.log_likelihood(body, mark, f32::NEG_INFINITY),
-                _ => {
-                    let part = |c: &CellReading| {
-                        c.log_likelihood(body, mark, f32::NEG_INFINITY)
-                            .max(c.unreadable_log_likelihood())
-                    };
-                    part(own) + part(copy)
-                }
-            },
+            CellReading::BothCopies(own, copy) => {
+                on_both(own, copy).log_likelihood(body, mark, needed)
+            }
         }
     }
 
@@ -141,11 +138,7 @@ impl CellEvidence for CellReading {
         match self {
             CellReading::Read(c) => c.unreadable_log_likelihood(),
             CellReading::Blank(c) => c.unreadable_log_likelihood(),
-            CellReading::BothCopies(own, copy) => match (own.is_illegible(), copy.is_illegible()) {
-                (false, true) => own.unreadable_log_likelihood(),
-                (true, false) => copy.unreadable_log_likelihood(),
-                _ => own.unreadable_log_likelihood() + copy.unreadable_log_likelihood(),
-            },
+            CellReading::BothCopies(own, copy) => on_both(own, copy).unreadable_log_likelihood(),
         }
     }
 
@@ -158,10 +151,7 @@ impl CellEvidence for CellReading {
 
     fn readings(&self) -> usize {
         match self {
-            CellReading::BothCopies(own, copy) => match (own.is_illegible(), copy.is_illegible()) {
-                (false, true) | (true, false) => 1,
-                _ => own.readings() + copy.readings(),
-            },
+            CellReading::BothCopies(own, copy) => on_both(own, copy).readings(),
             _ => 1,
         }
     }
@@ -170,7 +160,7 @@ impl CellEvidence for CellReading {
         match self {
             CellReading::Read(c) => c.is_illegible(),
             CellReading::Blank(_) => true,
-            CellReading::BothCopies(own, copy) => own.is_illegible() && copy.is_illegible(),
+            CellReading::BothCopies(own, copy) => on_both(own, copy).is_illegible(),
         }
     }
 
@@ -179,8 +169,7 @@ impl CellEvidence for CellReading {
         match self {
             CellReading::Read(c) => c.text(),
             CellReading::Blank(c) => c.text(),
-            CellReading::BothCopies(own, copy) if own.is_illegible() => copy.text(),
-            CellReading::BothCopies(own, _) => own.text(),
+            CellReading::BothCopies(own, copy) => on_both(own, copy).text(),
         }
     }
 
@@ -188,7 +177,7 @@ impl CellEvidence for CellReading {
         match self {
             CellReading::Read(c) => c.draw_offer(),
             CellReading::Blank(_) => false,
-            CellReading::BothCopies(own, copy) => own.draw_offer() || copy.draw_offer(),
+            CellReading::BothCopies(own, copy) => on_both(own, copy).draw_offer(),
         }
     }
 }

@@ -1,0 +1,383 @@
+//! Both players' scoresheets of one game as one evidence sequence: each sheet decoded alone
+//! tells which ply each of its cells holds ([`align_copies`]), and the two sheets' cells of a
+//! ply are read together ([`OnBothSheets`]). `read --copy` fuses two scanned sheets so;
+//! [`fuse_copies`] fuses any two sequences of evidence, such as two typed transcripts.
+
+use std::cmp::Ordering;
+
+use super::{
+    decode_along, decode_remembering, CellEvidence, DecoderConfig, Game, LanguageChoice, PriorMemo,
+};
+use crate::notation::Language;
+use crate::start::StartPosition;
+
+/// One ply's cells on both players' sheets, as evidence: independent readings of the same
+/// move, so their likelihoods multiply; each sheet's part is floored at its own junk price, so
+/// a scrawl on one sheet leaves the decision to the other. A blank or illegible cell on one
+/// sheet leaves the other's alone.
+#[derive(Clone, Copy)]
+pub struct OnBothSheets<'a> {
+    pub own: &'a dyn CellEvidence,
+    pub copy: &'a dyn CellEvidence,
+}
+
+impl<'a> OnBothSheets<'a> {
+    pub fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
+        match (self.own.is_illegible(), self.copy.is_illegible()) {
+            (false, true) => self.own.log_likelihood(body, mark, needed),
+            (true, false) => self.copy.log_likelihood(body, mark, f32::NEG_INFINITY),
+            _ => {
+                let part = |c: &dyn CellEvidence| {
+                    c.log_likelihood(body, mark, f32::NEG_INFINITY)
+                        .max(c.unreadable_log_likelihood())
+                };
+                part(self.own) + part(self.copy)
+            }
+        }
+    }
+
+    pub fn unreadable_log_likelihood(&self) -> f32 {
+        match (self.own.is_illegible(), self.copy.is_illegible()) {
+            (false, true) => self.own.unreadable_log_likelihood(),
+            (true, false) => self.copy.unreadable_log_likelihood(),
+            _ => self.own.unreadable_log_likelihood() + self.copy.unreadable_log_likelihood(),
+        }
+    }
+
+    pub fn readings(&self) -> usize {
+        match (self.own.is_illegible(), self.copy.is_illegible()) {
+            (false, true) | (true, false) => 1,
+            _ => self.own.readings() + self.copy.readings(),
+        }
+    }
+
+    pub fn is_illegible(&self) -> bool {
+        self.own.is_illegible() && self.copy.is_illegible()
+    }
+
+    /// The own sheet's text, or the copy's where the own cell is blank.
+    pub fn text(self) -> &'a str {
+        if self.own.is_illegible() {
+            self.copy.text()
+        } else {
+            self.own.text()
+        }
+    }
+
+    pub fn draw_offer(&self) -> bool {
+        self.own.draw_offer() || self.copy.draw_offer()
+    }
+}
+
+/// One entry of two sheets' fused evidence ([`fuse_copies`]): a cell of one sheet, or the
+/// same ply's cells on both.
+pub enum FusedCell<E> {
+    One(E),
+    Both(E, E),
+}
+
+impl<E: CellEvidence> FusedCell<E> {
+    fn both(&self) -> Option<OnBothSheets<'_>> {
+        match self {
+            FusedCell::One(_) => None,
+            FusedCell::Both(own, copy) => Some(OnBothSheets { own, copy }),
+        }
+    }
+}
+
+impl<E: CellEvidence> CellEvidence for FusedCell<E> {
+    fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
+        match (self, self.both()) {
+            (_, Some(both)) => both.log_likelihood(body, mark, needed),
+            (FusedCell::One(cell), None) | (FusedCell::Both(cell, _), None) => {
+                cell.log_likelihood(body, mark, needed)
+            }
+        }
+    }
+
+    fn factored(&self) -> Option<&dyn super::evidence::FactoredEvidence> {
+        match self {
+            FusedCell::One(cell) => cell.factored(),
+            FusedCell::Both(..) => None,
+        }
+    }
+
+    fn unreadable_log_likelihood(&self) -> f32 {
+        match self {
+            FusedCell::One(cell) => cell.unreadable_log_likelihood(),
+            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.unreadable_log_likelihood(),
+        }
+    }
+
+    fn is_illegible(&self) -> bool {
+        match self {
+            FusedCell::One(cell) => cell.is_illegible(),
+            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.is_illegible(),
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            FusedCell::One(cell) => cell.text(),
+            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.text(),
+        }
+    }
+
+    fn draw_offer(&self) -> bool {
+        match self {
+            FusedCell::One(cell) => cell.draw_offer(),
+            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.draw_offer(),
+        }
+    }
+
+    fn readings(&self) -> usize {
+        match self {
+            FusedCell::One(cell) => cell.readings(),
+            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.readings(),
+        }
+    }
+
+    fn copies(&self) -> Option<(&dyn CellEvidence, &dyn CellEvidence)> {
+        match self {
+            FusedCell::One(_) => None,
+            FusedCell::Both(own, copy) => Some((own, copy)),
+        }
+    }
+}
+
+/// Where one entry of two sheets' fused evidence comes from: a cell of the own sheet, of the
+/// copy, or both (indices into each sheet's cells).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Own(usize),
+    Copy(usize),
+    Both(usize, usize),
+}
+
+/// How two sheets' cells line up ([`align_copies`]).
+#[derive(Debug, Clone)]
+pub struct CopiesAligned {
+    /// The fused sequence in ply order; every cell of either sheet appears at most once.
+    pub order: Vec<Source>,
+    /// The piece letters the copy is written in, when they may not be the game's (see
+    /// [`DecoderConfig::copy_language`]).
+    pub copy_language: Option<&'static Language>,
+}
+
+/// The plies of one sheet's cells as decoding that sheet alone aligns them: `plies[i]` is the
+/// ply read from cell `i` (`None`: a junk cell or one past the game), and `moves` the number of
+/// plies in that sheet's game.
+struct Alignment {
+    plies: Vec<Option<usize>>,
+    moves: usize,
+}
+
+impl Alignment {
+    fn of(game: &Game, cells: usize) -> Alignment {
+        let mut plies = vec![None; cells];
+        for m in &game.moves {
+            if let Some(slot) = m.cell.and_then(|c| plies.get_mut(c)) {
+                *slot = Some(m.ply);
+            }
+        }
+        Alignment {
+            plies,
+            moves: game.moves.len(),
+        }
+    }
+
+    /// The cell each ply up to `last_ply` was read from (index 0 unused).
+    fn cell_of_ply(&self, last_ply: usize) -> Vec<Option<usize>> {
+        let mut cells = vec![None; last_ply + 1];
+        for (cell, ply) in self.plies.iter().enumerate() {
+            if let Some(slot) = ply.and_then(|p| cells.get_mut(p)) {
+                slot.get_or_insert(cell);
+            }
+        }
+        cells
+    }
+}
+
+/// Lines up both players' sheets of one game by ply: each sheet is decoded alone first, which
+/// tells what ply each of its cells holds despite its own slips (a move one player skipped,
+/// two cells swapped, a crossed-out cell). A ply only one sheet wrote keeps that sheet's cell;
+/// cells neither decoding read a move from keep their place in the own sheet's order.
+/// `adjust_own` and `adjust_copy` see each sheet's decoding before it is trusted (the page
+/// reader flags moves read from faint pencil there).
+#[allow(clippy::too_many_arguments)]
+pub fn align_copies<E: CellEvidence>(
+    own: &[E],
+    copy: &[E],
+    start: &StartPosition,
+    language: LanguageChoice,
+    config: &DecoderConfig,
+    priors: &PriorMemo,
+    adjust_own: impl Fn(&mut Game) + Sync,
+    adjust_copy: impl Fn(&mut Game) + Sync,
+) -> CopiesAligned {
+    let alone = |evidence: &[E], adjust: &(dyn Fn(&mut Game) + Sync)| {
+        let mut game = decode_remembering(evidence, start, language, config, priors);
+        adjust(&mut game);
+        game
+    };
+    let (own_game, copy_game) =
+        rayon::join(|| alone(own, &adjust_own), || alone(copy, &adjust_copy));
+    // A decoding that goes astray (a cascade after a player's skipped moves) would pair its
+    // cells with the wrong plies: the sheet whose decoding doubts more of its moves is aligned
+    // to the other's game instead, by the decoder's slips.
+    let doubt = |game: &Game| game.flagged().count() as f32 / game.moves.len().max(1) as f32;
+    let along = |evidence: &[E], written_in: &'static Language, leader: &Game| {
+        decode_along(evidence, start, written_in, &leader.played_moves(), config)
+    };
+    // Players of one game may write in different piece letters, but a doubtful decoding may
+    // also have guessed its sheet's letters wrong: the copy's own letters are trusted when its
+    // decoding is the surer one, else it is read in the letters of the game found.
+    let copy_doubt = doubt(&copy_game).total_cmp(&doubt(&own_game));
+    let copy_language = copy_doubt.is_le().then_some(copy_game.language);
+    let (own_game, copy_game) = match copy_doubt {
+        Ordering::Greater => {
+            let aligned = along(copy, own_game.language, &own_game).unwrap_or(copy_game);
+            (own_game, aligned)
+        }
+        Ordering::Less => {
+            let aligned = along(own, own_game.language, &copy_game).unwrap_or(own_game);
+            (aligned, copy_game)
+        }
+        Ordering::Equal => (own_game, copy_game),
+    };
+    let own_plies = Alignment::of(&own_game, own.len());
+    let copy_plies = Alignment::of(&copy_game, copy.len());
+    let last_ply = own_plies.moves.max(copy_plies.moves);
+    let (own_at_ply, copy_at_ply) = (
+        own_plies.cell_of_ply(last_ply),
+        copy_plies.cell_of_ply(last_ply),
+    );
+
+    let mut order = Vec::with_capacity(own.len());
+    let mut next_own = 0;
+    // Own cells before `until` that no ply claimed go in as they are, in sheet order.
+    let mut unclaimed_before = |until: usize, order: &mut Vec<Source>| {
+        while next_own < until {
+            if own_plies.plies[next_own].is_none() {
+                order.push(Source::Own(next_own));
+            }
+            next_own += 1;
+        }
+    };
+    for ply in 1..=last_ply {
+        match (own_at_ply[ply], copy_at_ply[ply]) {
+            (Some(i), Some(j)) => {
+                unclaimed_before(i, &mut order);
+                order.push(Source::Both(i, j));
+            }
+            (Some(i), None) => {
+                unclaimed_before(i, &mut order);
+                order.push(Source::Own(i));
+            }
+            (None, Some(j)) => order.push(Source::Copy(j)),
+            (None, None) => {}
+        }
+    }
+    unclaimed_before(own.len(), &mut order);
+    CopiesAligned {
+        order,
+        copy_language,
+    }
+}
+
+/// Both players' sheets (`own`, `copy`: each sheet's evidence in its own cell order) as one
+/// evidence sequence in ply order ([`align_copies`]), with where each entry comes from, and
+/// `config` with the copy's piece letters where they may differ from the game's.
+pub fn fuse_copies<E: CellEvidence>(
+    own: Vec<E>,
+    copy: Vec<E>,
+    start: &StartPosition,
+    language: LanguageChoice,
+    config: &DecoderConfig,
+    priors: &PriorMemo,
+) -> (Vec<FusedCell<E>>, Vec<Source>, DecoderConfig) {
+    let aligned = align_copies(&own, &copy, start, language, config, priors, |_| {}, |_| {});
+    let mut own: Vec<Option<E>> = own.into_iter().map(Some).collect();
+    let mut copy: Vec<Option<E>> = copy.into_iter().map(Some).collect();
+    let (fused, sources) = aligned
+        .order
+        .into_iter()
+        .filter_map(|source| {
+            let cell = match source {
+                Source::Own(i) => FusedCell::One(own[i].take()?),
+                Source::Copy(j) => FusedCell::One(copy[j].take()?),
+                Source::Both(i, j) => FusedCell::Both(own[i].take()?, copy[j].take()?),
+            };
+            Some((cell, source))
+        })
+        .unzip();
+    let config = DecoderConfig {
+        copy_language: aligned.copy_language,
+        ..config.clone()
+    };
+    (fused, sources, config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::{decode, TypedCell};
+
+    fn typed(cells: &[&str]) -> Vec<TypedCell> {
+        cells.iter().map(|t| TypedCell::new(t)).collect()
+    }
+
+    fn sans(game: &Game) -> Vec<&str> {
+        game.moves.iter().map(|m| m.san.as_str()).collect()
+    }
+
+    #[test]
+    fn two_sheets_that_record_different_legal_moves_leave_the_ply_in_doubt() {
+        let start = StartPosition::standard();
+        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
+        let config = DecoderConfig::default();
+        // 3.Bb5 on the own sheet, 3.Bc4 on the copy: both legal, and nothing later tells them
+        // apart. The own sheet alone is sure of its `Bb5`; with the copy, both moves stay
+        // open (the move prior leans to one), the other among the alternatives.
+        let own = typed(&["e4", "e5", "Nf3", "Nc6", "Bb5", "Nf6", "d3", "Be7"]);
+        let copy = typed(&["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6", "d3", "Be7"]);
+        let alone = decode(&own, &start, english, &config);
+        assert_eq!(sans(&alone)[4], "Bb5");
+        assert!(alone.moves[4].confidence > 0.99, "{:?}", alone.moves[4]);
+        let (fused, sources, fused_config) =
+            fuse_copies(own, copy, &start, english, &config, &PriorMemo::default());
+        assert_eq!(sources.len(), 8);
+        assert!(sources.iter().all(|s| matches!(s, Source::Both(..))));
+        let game = decode(&fused, &start, english, &fused_config);
+        let ply = &game.moves[4];
+        assert!(ply.confidence < 0.97, "{ply:?}");
+        let mut read: Vec<&str> = ply.alternatives.iter().map(|a| a.san.as_str()).collect();
+        read.push(&ply.san);
+        assert!(read.contains(&"Bb5") && read.contains(&"Bc4"), "{ply:?}");
+        assert_eq!(
+            [&sans(&game)[..4], &sans(&game)[5..]].concat(),
+            ["e4", "e5", "Nf3", "Nc6", "Nf6", "d3", "Be7"]
+        );
+    }
+
+    #[test]
+    fn a_move_one_player_skipped_is_read_from_the_other() {
+        let start = StartPosition::standard();
+        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
+        let config = DecoderConfig::default();
+        // The own sheet's player skipped 2...Nc6; its cells after it are a ply early.
+        let own = typed(&["e4", "e5", "Nf3", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"]);
+        let copy = typed(&[
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7",
+        ]);
+        let (fused, sources, fused_config) =
+            fuse_copies(own, copy, &start, english, &config, &PriorMemo::default());
+        assert!(sources.contains(&Source::Copy(3)), "{sources:?}");
+        let game = decode(&fused, &start, english, &fused_config);
+        assert_eq!(
+            sans(&game),
+            ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"]
+        );
+        assert!(!game.moves[3].flagged, "{:?}", game.moves[3]);
+    }
+}
