@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use scoresheet::batch::{self, Shard};
 use scoresheet::decode::CellEvidence;
 use scoresheet::decode::{
-    decode, fuse_copies, DecoderConfig, Game, LanguageChoice, PriorMemo, Source, Transcript,
+    decode, fuse_copies, DecoderConfig, Game, LanguageChoice, PriorMemo, Transcript,
 };
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
@@ -120,7 +120,8 @@ struct DecodeArgs {
     /// The other player's transcript of the same game: both are evidence for every ply, lined
     /// up by ply (each decoded alone first, so a move one player skipped does not shift the
     /// other's), so where one is illegible the other decides, and where the two record
-    /// different moves the ply is in doubt. JSON then gives each move's "copy_written".
+    /// different moves the ply is in doubt. JSON then gives each move read from both its
+    /// "copy_written".
     #[arg(long, value_name = "TRANSCRIPT")]
     copy: Option<PathBuf>,
     #[command(flatten)]
@@ -379,17 +380,14 @@ fn run_decode(args: &DecodeArgs) -> Result<(), String> {
     let transcript = Transcript::parse(&bytes, black_starts).map_err(|e| format!("{name}: {e}"))?;
     let written_result = transcript.written_result.clone();
     let config = DecoderConfig::default();
-    // With the other player's transcript, the texts the copy wrote, entry for entry with the
-    // fused evidence.
-    let (game, copy_texts) = match &args.copy {
-        None => (decode(&transcript.cells, &start, language, &config), None),
+    let game = match &args.copy {
+        None => decode(&transcript.cells, &start, language, &config),
         Some(path) => {
             let copy_name = path.display().to_string();
             let copy_bytes = read_input(path)?;
             let copy = Transcript::parse(&copy_bytes, black_starts)
                 .map_err(|e| format!("{copy_name}: {e}"))?;
-            let copy_texts: Vec<String> = copy.cells.iter().map(|c| c.text().to_string()).collect();
-            let (fused, sources, fused_config) = fuse_copies(
+            let (fused, _, fused_config) = fuse_copies(
                 transcript.cells,
                 copy.cells,
                 &start,
@@ -397,14 +395,7 @@ fn run_decode(args: &DecodeArgs) -> Result<(), String> {
                 &config,
                 &PriorMemo::default(),
             );
-            let texts: Vec<Option<String>> = sources
-                .iter()
-                .map(|source| match source {
-                    Source::Own(_) => None,
-                    Source::Copy(j) | Source::Both(_, j) => copy_texts.get(*j).cloned(),
-                })
-                .collect();
-            (decode(&fused, &start, language, &fused_config), Some(texts))
+            decode(&fused, &start, language, &fused_config)
         }
     };
     let tags = args.game.tags();
@@ -413,12 +404,6 @@ fn run_decode(args: &DecodeArgs) -> Result<(), String> {
         Format::Json => {
             let mut v = to_json(&game, &tags);
             v["written_result"] = serde_json::json!(written_result);
-            if let (Some(texts), Some(moves)) = (&copy_texts, v["moves"].as_array_mut()) {
-                for (entry, m) in moves.iter_mut().zip(&game.moves) {
-                    let copy_written = m.cell.and_then(|c| texts.get(c).cloned().flatten());
-                    entry["copy_written"] = serde_json::json!(copy_written);
-                }
-            }
             serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n"
         }
     };

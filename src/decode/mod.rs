@@ -75,6 +75,9 @@ pub struct DecodedMove {
     /// `DecoderConfig::flag_fit_below` a reading); false where the player wrote another move
     /// than the one played, or the cell was misread. True for a move the player did not write.
     pub written_fits: bool,
+    /// What the other player's sheet shows in the same ply's cell, where the cell fuses both
+    /// players' sheets (`read --copy`, `decode --copy`); `written` is then the own sheet's.
+    pub written_copy: Option<String>,
     pub kind: StepKind,
     /// The player wrote `(=)` with this move.
     pub draw_offer: bool,
@@ -538,6 +541,9 @@ fn game_from_lattice<E: CellEvidence>(
                     || unreadable
                     || !written_fits,
                 written_fits,
+                written_copy: evidence
+                    .and_then(|ev| ev.copies())
+                    .map(|(_, copy)| copy.text().to_string()),
                 kind: step.kind,
                 draw_offer: evidence.is_some_and(|ev| ev.draw_offer()),
             });

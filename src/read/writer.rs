@@ -321,6 +321,7 @@ mod tests {
                     alternatives: Vec::new(),
                     flagged: i < flagged,
                     written_fits: true,
+                    written_copy: None,
                     kind: StepKind::Written,
                     draw_offer: false,
                 }

@@ -61,6 +61,12 @@ pub fn review_note(m: &DecodedMove) -> String {
             ));
         }
     }
+    if let Some(copy) = m.written_copy.as_deref().map(str::trim) {
+        let own = m.written.as_deref().map_or("", str::trim);
+        if !copy.is_empty() && copy != "?" && copy != own {
+            parts.push(format!("the other player's sheet \"{copy}\""));
+        }
+    }
     parts.push(format!("confidence {}", percent(m.confidence)));
     if !m.alternatives.is_empty() {
         let alts: Vec<String> = m
@@ -180,9 +186,10 @@ fn kind_name(kind: StepKind) -> &'static str {
 }
 
 /// One move as JSON: `ply, san, uci, written, confidence, alternatives, flagged` (the contract)
-/// plus `written_fits`, `cell`, `kind`, `draw_offer`.
+/// plus `written_fits`, `cell`, `kind`, `draw_offer`, and `copy_written` where the move was
+/// read from both players' sheets.
 pub fn move_json(m: &DecodedMove) -> Value {
-    json!({
+    let mut entry = json!({
         "ply": m.ply,
         "san": m.san,
         "uci": m.uci,
@@ -196,7 +203,11 @@ pub fn move_json(m: &DecodedMove) -> Value {
         "cell": m.cell,
         "kind": kind_name(m.kind),
         "draw_offer": m.draw_offer,
-    })
+    });
+    if let Some(copy) = &m.written_copy {
+        entry["copy_written"] = json!(copy);
+    }
+    entry
 }
 
 fn round3(x: f32) -> f64 {
@@ -236,6 +247,30 @@ mod tests {
         let cells: Vec<TypedCell> = written.iter().map(|w| TypedCell::new(w)).collect();
         let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
         decode(&cells, &start, english, &DecoderConfig::default())
+    }
+
+    #[test]
+    fn a_note_quotes_the_other_players_sheet_where_it_differs() {
+        let mut game = decoded(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            &["e4"],
+        );
+        let m = &mut game.moves[0];
+        m.written_copy = Some("e3".into());
+        assert!(
+            review_note(m).contains("the other player's sheet \"e3\""),
+            "{}",
+            review_note(m)
+        );
+        assert_eq!(move_json(m)["copy_written"], "e3");
+        m.written_copy = Some(" e4".into());
+        assert!(
+            !review_note(m).contains("other player"),
+            "{}",
+            review_note(m)
+        );
+        m.written_copy = None;
+        assert!(move_json(m).get("copy_written").is_none());
     }
 
     #[test]
