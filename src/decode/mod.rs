@@ -51,6 +51,20 @@ pub enum LanguageChoice {
 pub struct Alternative {
     pub san: String,
     pub confidence: f32,
+    /// Where the move starts, when its SAN is the chosen move's own (another piece of the
+    /// same kind going to the same square in another reading of the game, so `Rc8` is both).
+    pub from: Option<String>,
+}
+
+impl Alternative {
+    /// The SAN, with the starting square where it alone would read as the chosen move:
+    /// `Rc8 from f8`.
+    pub fn label(&self) -> String {
+        match &self.from {
+            Some(from) => format!("{} from {from}", self.san),
+            None => self.san.clone(),
+        }
+    }
 }
 
 /// One move of the decoded game.
@@ -467,8 +481,17 @@ fn game_from_lattice<E: CellEvidence>(
     // d2 in one reading and from e2 in another), and a move is only as sure as where its piece
     // stood; one move may be two SANs (`Bg4` and `Bxg4+` where the worlds differ on g4), and
     // is counted once.
-    let mut mass: Vec<HashMap<String, f32>> = Vec::new();
+    // Another move written as the chosen one (the same SAN from another square) is kept apart
+    // by its starting square, or the chosen move would look surer than its confidence says.
+    let mut mass: Vec<HashMap<(String, Option<String>), f32>> = Vec::new();
     let mut chosen_mass = vec![0.0f32; chosen.len()];
+    let chosen_san: Vec<String> = {
+        let mut pos: Chess = start.position.clone();
+        chosen
+            .iter()
+            .map(|&m| SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string())
+            .collect()
+    };
     for edge in &lattice.edges {
         let (a, b) = (alpha[edge.src as usize], beta[edge.dst as usize]);
         if a == f64::NEG_INFINITY || b == f64::NEG_INFINITY {
@@ -489,7 +512,10 @@ fn game_from_lattice<E: CellEvidence>(
             if chosen.get(ply).is_some_and(|&m| same_squares(m, step.m)) {
                 chosen_mass[ply] += p;
             } else {
-                *mass[ply].entry(san).or_insert(0.0) += p;
+                let from = (chosen_san.get(ply) == Some(&san))
+                    .then(|| step.m.from().map(|sq| sq.to_string()))
+                    .flatten();
+                *mass[ply].entry((san, from)).or_insert(0.0) += p;
             }
         }
     }
@@ -507,10 +533,11 @@ fn game_from_lattice<E: CellEvidence>(
             let mut alternatives: Vec<Alternative> = at_ply
                 .map(|m| {
                     m.iter()
-                        .filter(|(s, &p)| **s != san && p >= 0.001)
-                        .map(|(s, &p)| Alternative {
+                        .filter(|((s, from), &p)| (*s != san || from.is_some()) && p >= 0.001)
+                        .map(|((s, from), &p)| Alternative {
                             san: s.clone(),
                             confidence: p.min(1.0),
+                            from: from.clone(),
                         })
                         .collect()
                 })
@@ -667,6 +694,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn another_move_written_as_the_chosen_one_is_an_alternative_from_its_square() {
+        // Black's first move is illegible: the rook may stand anywhere on the back rank when
+        // Black writes `Rc8`, which reads as that rook's move from wherever it stands.
+        let start = StartPosition::from_fen("3r2k1/8/8/8/8/8/8/6K1 b - - 0 1").unwrap();
+        let cells: Vec<TypedCell> = ["?", "Kg2", "Rc8", "Kf3", "Kg7"]
+            .iter()
+            .map(|t| TypedCell::new(t))
+            .collect();
+        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
+        let game = decode(&cells, &start, english, &DecoderConfig::default());
+        let rc8 = &game.moves[2];
+        assert_eq!(rc8.san, "Rc8");
+        let elsewhere: Vec<&Alternative> =
+            rc8.alternatives.iter().filter(|a| a.san == "Rc8").collect();
+        assert!(!elsewhere.is_empty(), "{rc8:?}");
+        let chosen_from = &rc8.uci[..2];
+        for a in &elsewhere {
+            let from = a.from.as_deref().expect("a starting square");
+            assert_ne!(from, chosen_from);
+            assert_eq!(a.label(), format!("Rc8 from {from}"));
+        }
+        // The chosen move and the others written as it hold most of the ply's mass.
+        let shown: f32 = rc8.confidence + elsewhere.iter().map(|a| a.confidence).sum::<f32>();
+        assert!(shown > 0.8, "{rc8:?}");
+    }
+
+    #[test]
     fn settings_are_set_by_name_and_unknown_names_refused() {
         let mut config = DecoderConfig::default();
         config.set("beam_width", 7.9).unwrap();
@@ -787,7 +841,19 @@ mod tests {
             capture.confidence,
             queen_out.confidence
         );
-        assert!(capture.alternatives.iter().all(|a| a.san != "Qxf7+"));
+        // The same capture from the other square is an alternative by that square.
+        let from_elsewhere: Vec<&Alternative> = capture
+            .alternatives
+            .iter()
+            .filter(|a| a.san == "Qxf7+")
+            .collect();
+        assert_eq!(from_elsewhere.len(), 1, "{:?}", capture.alternatives);
+        let queen_from = &queen_out.uci[2..];
+        assert_eq!(
+            from_elsewhere[0].from.as_deref(),
+            Some(if queen_from == "h5" { "f3" } else { "h5" })
+        );
+        assert!((from_elsewhere[0].confidence - other_share).abs() < 0.02);
     }
 
     #[test]

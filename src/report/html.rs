@@ -293,7 +293,7 @@ pub fn review_html(
         let alternatives: Vec<String> = m
             .alternatives
             .iter()
-            .map(|a| format!("{} {:.0}%", escape(&a.san), a.confidence * 100.0))
+            .map(|a| format!("{} {:.0}%", escape(&a.label()), a.confidence * 100.0))
             .collect();
         let number = match move_number(game, i) {
             (number, false) => format!("{number}."),

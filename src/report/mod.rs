@@ -72,7 +72,7 @@ pub fn review_note(m: &DecodedMove) -> String {
         let alts: Vec<String> = m
             .alternatives
             .iter()
-            .map(|a| format!("{} {}", a.san, percent(a.confidence)))
+            .map(|a| format!("{} {}", a.label(), percent(a.confidence)))
             .collect();
         parts.push(format!("or {}", alts.join(", ")));
     }
@@ -196,7 +196,13 @@ pub fn move_json(m: &DecodedMove) -> Value {
         "written": m.written,
         "confidence": round3(m.confidence),
         "alternatives": m.alternatives.iter()
-            .map(|a| json!({"san": a.san, "confidence": round3(a.confidence)}))
+            .map(|a| {
+                let mut alternative = json!({"san": a.san, "confidence": round3(a.confidence)});
+                if let Some(from) = &a.from {
+                    alternative["from"] = json!(from);
+                }
+                alternative
+            })
             .collect::<Vec<_>>(),
         "flagged": m.flagged,
         "written_fits": m.written_fits,
