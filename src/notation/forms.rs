@@ -492,7 +492,7 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
                 }
             }
             // Players who write the files alone write the capture mark about as often as
-            // not: the HCS transcriptions hold 12 `exf` and 12 `ef`.
+            // not: the HCS transcriptions hold 39 `exf` and 30 `ef`.
             out.push((format!("{file}{to_file}"), style.pawn_capture_files_only));
             out.push((format!("{file}x{to_file}"), style.pawn_capture_files_only));
             out.push((
