@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use scoresheet::batch::{self, Shard};
 use scoresheet::decode::CellEvidence;
 use scoresheet::decode::{
-    decode, fuse_copies, DecoderConfig, Game, LanguageChoice, PriorMemo, Transcript,
+    decode, decode_both_sheets, DecoderConfig, Game, LanguageChoice, PriorMemo, Transcript,
 };
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
@@ -387,15 +387,14 @@ fn run_decode(args: &DecodeArgs) -> Result<(), String> {
             let copy_bytes = read_input(path)?;
             let copy = Transcript::parse(&copy_bytes, black_starts)
                 .map_err(|e| format!("{copy_name}: {e}"))?;
-            let (fused, _, fused_config) = fuse_copies(
+            decode_both_sheets(
                 transcript.cells,
                 copy.cells,
                 &start,
                 language,
                 &config,
                 &PriorMemo::default(),
-            );
-            decode(&fused, &start, language, &fused_config)
+            )
         }
     };
     let tags = args.game.tags();

@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use scoresheet::decode::{
-    decode, fuse_copies, CellEvidence, Channel, DecoderConfig, Game, LanguageChoice, MovePrior,
-    PriorMemo, TypedCell,
+    decode, decode_both_sheets, CellEvidence, Channel, DecoderConfig, Game, LanguageChoice,
+    MovePrior, PriorMemo, TypedCell,
 };
 use scoresheet::games::{read_hcs_tags, read_pgn_file, shared_data_dir, HcsGame, PgnGame};
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, LANGUAGES};
@@ -150,15 +150,14 @@ fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
                 g.cells.iter().map(|t| TypedCell::new(t)).collect()
             };
             let priors = PriorMemo::default();
-            let (cells, _, fused_config) = fuse_copies(
+            decode_both_sheets(
                 typed(&games[i]),
                 typed(&games[j]),
                 &start,
                 english,
                 &config,
                 &priors,
-            );
-            decode(&cells, &start, english, &fused_config)
+            )
         })
         .collect();
     let (mut same_games, mut plies, mut agreed, mut both_sure, mut sure_apart) = (0, 0, 0, 0, 0);

@@ -6,10 +6,47 @@
 use std::cmp::Ordering;
 
 use super::{
-    decode_along, decode_remembering, CellEvidence, DecoderConfig, Game, LanguageChoice, PriorMemo,
+    decode_along, decode_remembering, mark_sheets_differ, CellEvidence, DecoderConfig, Game,
+    LanguageChoice, PriorMemo,
 };
 use crate::notation::Language;
 use crate::start::StartPosition;
+
+/// One of the two scoresheets of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhichSheet {
+    /// The sheet the game is read from (`read PAGE...`, `decode TRANSCRIPT`).
+    Own,
+    /// The other player's copy (`read --copy PAGE...`, `decode --copy TRANSCRIPT`).
+    Copy,
+}
+
+impl WhichSheet {
+    /// Its name in the JSON: `"own"` or `"copy"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WhichSheet::Own => "own",
+            WhichSheet::Copy => "copy",
+        }
+    }
+}
+
+/// A ply read from both players' sheets where one sheet, read alone, reads as another legal
+/// move than the one chosen: the two records disagree, and only the game around the ply
+/// decided between them, which an arbiter should see (FIDE Laws art. 8.1: each player's
+/// record is evidence).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SheetsDiffer {
+    /// The sheet that reads otherwise.
+    pub sheet: WhichSheet,
+    /// The move it reads as, in standard English SAN.
+    pub san: String,
+}
+
+/// How much better (nats) a sheet alone must fit another legal move than the chosen one for
+/// the ply to count as [`SheetsDiffer`]: more than a dropped capture or check mark, less
+/// than a written wrong square (5.0 nats and more in the typed channel).
+pub const SHEETS_DIFFER_NATS: f32 = 3.0;
 
 /// One ply's cells on both players' sheets, as evidence: independent readings of the same
 /// move, so their likelihoods multiply; each sheet's part is floored at its own junk price, so
@@ -318,6 +355,23 @@ pub fn fuse_copies<E: CellEvidence>(
     (fused, sources, config)
 }
 
+/// Both players' sheets of one game decoded together ([`fuse_copies`], then
+/// [`decode_remembering`]), with the plies where one sheet reads as another legal move
+/// flagged ([`mark_sheets_differ`]).
+pub fn decode_both_sheets<E: CellEvidence>(
+    own: Vec<E>,
+    copy: Vec<E>,
+    start: &StartPosition,
+    language: LanguageChoice,
+    config: &DecoderConfig,
+    priors: &PriorMemo,
+) -> Game {
+    let (fused, _, fused_config) = fuse_copies(own, copy, start, language, config, priors);
+    let mut game = decode_remembering(&fused, start, language, &fused_config, priors);
+    mark_sheets_differ(&mut game, &fused, &fused_config);
+    game
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,5 +433,36 @@ mod tests {
             ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"]
         );
         assert!(!game.moves[3].flagged, "{:?}", game.moves[3]);
+    }
+
+    #[test]
+    fn a_ply_where_one_sheet_reads_as_another_legal_move_is_flagged() {
+        let start = StartPosition::standard();
+        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
+        let config = DecoderConfig::default();
+        // The copy's 3.Bc4 is a legal move, disproved by 4.Bxc6 (only a bishop on b5 takes
+        // there); its 2...Nc5 is a slip no legal move reads as.
+        let own = typed(&["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6"]);
+        let copy = typed(&["e4", "e5", "Nf3", "Nc5", "Bc4", "a6", "Bxc6", "dxc6"]);
+        let game = decode_both_sheets(own, copy, &start, english, &config, &PriorMemo::default());
+        assert_eq!(
+            sans(&game),
+            ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6"]
+        );
+        let bb5 = &game.moves[4];
+        assert!(bb5.confidence > 0.9, "{bb5:?}");
+        assert!(bb5.flagged, "{bb5:?}");
+        let differ = SheetsDiffer {
+            sheet: WhichSheet::Copy,
+            san: "Bc4".into(),
+        };
+        assert_eq!(bb5.sheets_differ, Some(differ));
+        let nc6 = &game.moves[3];
+        assert_eq!(nc6.written_copy.as_deref(), Some("Nc5"));
+        assert_eq!(nc6.sheets_differ, None, "{nc6:?}");
+        assert!(!nc6.flagged, "{nc6:?}");
+        let agreed = game.moves.iter().filter(|m| m.ply != 5);
+        assert!(agreed.clone().all(|m| m.sheets_differ.is_none()));
+        assert!(agreed.clone().all(|m| !m.flagged), "{:?}", game.moves);
     }
 }

@@ -24,7 +24,10 @@ use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
 pub use config::{DecoderConfig, SlipCosts};
-pub use copies::{align_copies, fuse_copies, CopiesAligned, FusedCell, OnBothSheets, Source};
+pub use copies::{
+    align_copies, decode_both_sheets, fuse_copies, CopiesAligned, FusedCell, OnBothSheets,
+    SheetsDiffer, Source, WhichSheet, SHEETS_DIFFER_NATS,
+};
 pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
 pub use lattice::{PriorMemo, SearchLoss, StepKind};
 pub use prior::{fit_prior, MovePrior, ATTACK_FEATURES, FEATURE_NAMES as PRIOR_FEATURE_NAMES};
@@ -92,6 +95,9 @@ pub struct DecodedMove {
     /// What the other player's sheet shows in the same ply's cell, where the cell fuses both
     /// players' sheets (`read --copy`, `decode --copy`); `written` is then the own sheet's.
     pub written_copy: Option<String>,
+    /// Where the move was read from both players' sheets and one of them reads as another
+    /// legal move: that sheet and move (the move is then flagged).
+    pub sheets_differ: Option<SheetsDiffer>,
     pub kind: StepKind,
     /// The player wrote `(=)` with this move.
     pub draw_offer: bool,
@@ -523,58 +529,60 @@ fn game_from_lattice<E: CellEvidence>(
     let mut pos: Chess = start.position.clone();
     let mut moves = Vec::new();
     let mut used = vec![false; cells.len()];
-    for &e in &best_path {
-        for step in lattice.edges[e as usize].steps.iter() {
-            let ply = moves.len();
-            let uci = UciMove::from_move(step.m, start.castling_mode).to_string();
-            let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
-            let at_ply = mass.get(ply);
-            let confidence = chosen_mass[ply].clamp(0.0, 1.0);
-            let mut alternatives: Vec<Alternative> = at_ply
-                .map(|m| {
-                    m.iter()
-                        .filter(|((s, from), &p)| (*s != san || from.is_some()) && p >= 0.001)
-                        .map(|((s, from), &p)| Alternative {
-                            san: s.clone(),
-                            confidence: p.min(1.0),
-                            from: from.clone(),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            alternatives.sort_by(|a, b| {
-                b.confidence
-                    .total_cmp(&a.confidence)
-                    .then(a.san.cmp(&b.san))
-            });
-            alternatives.truncate(4);
-            let cell = step.cell.map(|c| c as usize);
-            if let Some(c) = cell {
-                used[c] = true;
-            }
-            let evidence = cell.map(|c| &cells[c]);
-            let unreadable = evidence.is_some_and(|ev| ev.is_illegible());
-            let written_fits = evidence.is_none_or(|ev| !config.misfits(step.fit, ev.readings()));
-            moves.push(DecodedMove {
-                ply: ply + 1,
-                san,
-                uci,
-                cell,
-                written: evidence.map(|ev| ev.text().to_string()),
-                confidence,
-                alternatives,
-                flagged: confidence < config.flag_below
-                    || step.kind != StepKind::Written
-                    || unreadable
-                    || !written_fits,
-                written_fits,
-                written_copy: evidence
-                    .and_then(|ev| ev.copies())
-                    .map(|(_, copy)| copy.text().to_string()),
-                kind: step.kind,
-                draw_offer: evidence.is_some_and(|ev| ev.draw_offer()),
-            });
+    let steps = best_path
+        .iter()
+        .flat_map(|&e| lattice.edges[e as usize].steps.iter());
+    for step in steps {
+        let ply = moves.len();
+        let uci = UciMove::from_move(step.m, start.castling_mode).to_string();
+        let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
+        let at_ply = mass.get(ply);
+        let confidence = chosen_mass[ply].clamp(0.0, 1.0);
+        let mut alternatives: Vec<Alternative> = at_ply
+            .map(|m| {
+                m.iter()
+                    .filter(|((s, from), &p)| (*s != san || from.is_some()) && p >= 0.001)
+                    .map(|((s, from), &p)| Alternative {
+                        san: s.clone(),
+                        confidence: p.min(1.0),
+                        from: from.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        alternatives.sort_by(|a, b| {
+            b.confidence
+                .total_cmp(&a.confidence)
+                .then(a.san.cmp(&b.san))
+        });
+        alternatives.truncate(4);
+        let cell = step.cell.map(|c| c as usize);
+        if let Some(c) = cell {
+            used[c] = true;
         }
+        let evidence = cell.map(|c| &cells[c]);
+        let unreadable = evidence.is_some_and(|ev| ev.is_illegible());
+        let written_fits = evidence.is_none_or(|ev| !config.misfits(step.fit, ev.readings()));
+        moves.push(DecodedMove {
+            ply: ply + 1,
+            san,
+            uci,
+            cell,
+            written: evidence.map(|ev| ev.text().to_string()),
+            confidence,
+            alternatives,
+            flagged: confidence < config.flag_below
+                || step.kind != StepKind::Written
+                || unreadable
+                || !written_fits,
+            written_fits,
+            sheets_differ: None,
+            written_copy: evidence
+                .and_then(|ev| ev.copies())
+                .map(|(_, copy)| copy.text().to_string()),
+            kind: step.kind,
+            draw_offer: evidence.is_some_and(|ev| ev.draw_offer()),
+        });
     }
     let (end, result) = end_state(&pos);
     let opening = start
@@ -650,6 +658,45 @@ pub fn decode_along<E: CellEvidence>(
         .first()
         .is_some_and(|&f| lattice.nodes[f as usize].cell as usize == cells.len());
     reads_all.then(|| game_from_lattice(&lattice, cells, start, lang, &adapted))
+}
+
+/// Flags the moves of `game` (decoded from `cells` with `config`) read from both players'
+/// sheets where one sheet, read alone, reads as another legal move ([`SheetsDiffer`]): the
+/// game around the ply decided between the two records, and an arbiter should see that it
+/// had to. A review step after decoding, not part of it: writer adaptation
+/// ([`crate::read`]) weighs only the decoder's own doubts.
+pub fn mark_sheets_differ<E: CellEvidence>(game: &mut Game, cells: &[E], config: &DecoderConfig) {
+    let (cells, adapted) = adapted_to(cells, config);
+    let mut pos: Chess = game.start.position.clone();
+    let mut fused = Vec::new();
+    let mut fused_moves = Vec::new();
+    for (index, decoded) in game.moves.iter().enumerate() {
+        let Some(m) = decoded
+            .uci
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|uci| uci.to_move(&pos).ok())
+        else {
+            return;
+        };
+        if let Some(cell) = decoded
+            .cell
+            .filter(|&c| cells.get(c).is_some_and(|e| e.copies().is_some()))
+        {
+            fused.push((pos.clone(), m, cell));
+            fused_moves.push(index);
+        }
+        pos.play_unchecked(m);
+    }
+    let found = lattice::sheets_reading_otherwise(cells, game.language, &adapted, &fused);
+    for ((index, (before, _, _)), differs) in fused_moves.into_iter().zip(&fused).zip(found) {
+        if let Some((sheet, m)) = differs {
+            let san = SanPlus::from_move(before.clone(), m).to_string();
+            let decoded = &mut game.moves[index];
+            decoded.sheets_differ = Some(SheetsDiffer { sheet, san });
+            decoded.flagged = true;
+        }
+    }
 }
 
 /// Where the search for `lang` dropped the best alignment of the known game `moves` (see

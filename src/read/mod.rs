@@ -9,9 +9,10 @@ use image::{Rgb, RgbImage};
 use serde_json::{json, Value};
 use shakmaty::{Color, Position};
 
+pub use crate::decode::WhichSheet;
 use crate::decode::{
-    decode_remembering, CellEvidence, DecodedMove, DecoderConfig, Game, LanguageChoice,
-    OnBothSheets, PriorMemo, TypedCell,
+    decode_remembering, mark_sheets_differ, CellEvidence, DecodedMove, DecoderConfig, Game,
+    LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
 };
 use crate::notation::Language;
 use crate::page::crop::reading_crops;
@@ -216,25 +217,6 @@ pub struct SetAside {
     pub error: ReadError,
 }
 
-/// One of the two scoresheets of a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WhichSheet {
-    /// The sheet the game is read from (`read PAGE...`).
-    Own,
-    /// The other player's copy (`read --copy PAGE...`).
-    Copy,
-}
-
-impl WhichSheet {
-    /// Its name in the JSON: `"own"` or `"copy"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            WhichSheet::Own => "own",
-            WhichSheet::Copy => "copy",
-        }
-    }
-}
-
 impl SetAside {
     /// A sentence for the user: which sheet, why, and what the game was read from instead.
     pub fn note(&self) -> String {
@@ -356,6 +338,7 @@ pub fn read_game(
             as_read = Some(original);
         }
     }
+    mark_sheets_differ(&mut game, &evidence, &decoder);
     let as_read = as_read.as_ref().unwrap_or(&evidence);
     let start_doubt = doubted_start(&game, &cells, &options.start);
     flag_faint_readings(&mut game, &cells);

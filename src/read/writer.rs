@@ -322,6 +322,7 @@ mod tests {
                     flagged: i < flagged,
                     written_fits: true,
                     written_copy: None,
+                    sheets_differ: None,
                     kind: StepKind::Written,
                     draw_offer: false,
                 }

@@ -6,7 +6,7 @@ pub mod html;
 use serde_json::{json, Value};
 use shakmaty::{CastlingMode, Color, Position};
 
-use crate::decode::{DecodedMove, EndState, Game, StepKind};
+use crate::decode::{DecodedMove, EndState, Game, StepKind, WhichSheet};
 
 /// The PGN header a user may give; missing values are written `?` as the PGN standard asks.
 #[derive(Debug, Clone, Default)]
@@ -66,6 +66,16 @@ pub fn review_note(m: &DecodedMove) -> String {
         if !copy.is_empty() && copy != "?" && copy != own {
             parts.push(format!("the other player's sheet \"{copy}\""));
         }
+    }
+    if let Some(differ) = &m.sheets_differ {
+        let sheet = match differ.sheet {
+            WhichSheet::Own => "this sheet",
+            WhichSheet::Copy => "the other player's sheet",
+        };
+        parts.push(format!(
+            "{sheet} reads as another legal move, {}",
+            differ.san
+        ));
     }
     parts.push(format!("confidence {}", percent(m.confidence)));
     if !m.alternatives.is_empty() {
@@ -186,8 +196,9 @@ fn kind_name(kind: StepKind) -> &'static str {
 }
 
 /// One move as JSON: `ply, san, uci, written, confidence, alternatives, flagged` (the contract)
-/// plus `written_fits`, `cell`, `kind`, `draw_offer`, and `copy_written` where the move was
-/// read from both players' sheets.
+/// plus `written_fits`, `cell`, `kind`, `draw_offer`, and, where the move was read from both
+/// players' sheets, `copy_written` and `sheets_differ` (`{"sheet": "copy", "san": "Rc7"}`:
+/// that sheet alone reads as another legal move).
 pub fn move_json(m: &DecodedMove) -> Value {
     let mut entry = json!({
         "ply": m.ply,
@@ -212,6 +223,9 @@ pub fn move_json(m: &DecodedMove) -> Value {
     });
     if let Some(copy) = &m.written_copy {
         entry["copy_written"] = json!(copy);
+    }
+    if let Some(differ) = &m.sheets_differ {
+        entry["sheets_differ"] = json!({"sheet": differ.sheet.name(), "san": differ.san});
     }
     entry
 }
@@ -244,7 +258,7 @@ pub fn to_json_with_note(game: &Game, tags: &PgnTags, note: Option<&str>) -> Val
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::{decode, DecoderConfig, LanguageChoice, TypedCell};
+    use crate::decode::{decode, DecoderConfig, LanguageChoice, SheetsDiffer, TypedCell};
     use crate::notation::Language;
     use crate::start::StartPosition;
 
@@ -277,6 +291,20 @@ mod tests {
         );
         m.written_copy = None;
         assert!(move_json(m).get("copy_written").is_none());
+        assert!(move_json(m).get("sheets_differ").is_none());
+        m.sheets_differ = Some(SheetsDiffer {
+            sheet: WhichSheet::Copy,
+            san: "e3".into(),
+        });
+        assert!(
+            review_note(m).contains("the other player's sheet reads as another legal move, e3"),
+            "{}",
+            review_note(m)
+        );
+        assert_eq!(
+            move_json(m)["sheets_differ"],
+            serde_json::json!({"sheet": "copy", "san": "e3"})
+        );
     }
 
     #[test]

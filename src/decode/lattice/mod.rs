@@ -11,9 +11,10 @@ use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, MoveList, Positio
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
+use super::copies::{WhichSheet, SHEETS_DIFFER_NATS};
 use super::evidence::CellEvidence;
 use super::DecoderConfig;
-use crate::notation::{Check, Language, MoveFacts, Rivals};
+use crate::notation::{legal_moves_with_facts, Check, Language, MoveFacts, Rivals};
 
 mod keep;
 mod loss;
@@ -1411,6 +1412,44 @@ fn log_add64(a: f64, b: f64) -> f64 {
     }
     let (hi, lo) = if a > b { (a, b) } else { (b, a) };
     hi + (lo - hi).exp().ln_1p()
+}
+
+/// For each ply of `plies` (the position before it, the move chosen, its cell) whose cell
+/// fuses both players' sheets: the sheet that, read alone, fits another legal move better
+/// than the chosen one by more than [`SHEETS_DIFFER_NATS`] while reading as that move (within
+/// as many nats: a dropped mark, not a wrong square), and the likeliest such move; `None` where both sheets read as the chosen move, or
+/// nearly, or the cell is one sheet's alone.
+pub(crate) fn sheets_reading_otherwise<E: CellEvidence>(
+    cells: &[E],
+    lang: &Language,
+    config: &DecoderConfig,
+    plies: &[(Chess, Move, usize)],
+) -> Vec<Option<(WhichSheet, Move)>> {
+    let mut scorer = Scorer::new(cells, lang, config);
+    plies
+        .iter()
+        .map(|(pos, chosen, cell)| {
+            cells.get(*cell)?.copies()?;
+            let legal = legal_moves_with_facts(pos);
+            let (_, chosen_facts) = legal.iter().find(|(m, _)| m == chosen)?;
+            let chosen_fits = scorer.sheet_scores(*cell, chosen_facts)?;
+            let mut likeliest: Option<(f32, WhichSheet, Move)> = None;
+            for (m, facts) in legal.iter().filter(|(m, _)| m != chosen) {
+                let fits = scorer.sheet_scores(*cell, facts)?;
+                let sheets = [WhichSheet::Own, WhichSheet::Copy];
+                for ((sheet, fit), chosen_fit) in sheets.into_iter().zip(fits).zip(chosen_fits) {
+                    let lead = fit - chosen_fit;
+                    if lead > SHEETS_DIFFER_NATS
+                        && fit > -SHEETS_DIFFER_NATS
+                        && likeliest.as_ref().is_none_or(|l| lead > l.0)
+                    {
+                        likeliest = Some((lead, sheet, *m));
+                    }
+                }
+            }
+            likeliest.map(|(_, sheet, m)| (sheet, m))
+        })
+        .collect()
 }
 
 pub(crate) fn log_add(a: f32, b: f32) -> f32 {

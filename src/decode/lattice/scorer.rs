@@ -157,6 +157,19 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
         s
     }
 
+    /// Each sheet's own likelihood of the move with `facts` (own, copy), where cell `cell`
+    /// fuses both players' sheets and neither is blank or illegible; `None` elsewhere.
+    pub(super) fn sheet_scores(&mut self, cell: usize, facts: &MoveFacts) -> Option<[f32; 2]> {
+        let (own, copy) = self.cells[cell].copies()?;
+        if own.is_illegible() || copy.is_illegible() {
+            return None;
+        }
+        Some([
+            self.reading_score(own, facts, Writer::Own, None),
+            self.reading_score(copy, facts, Writer::Copy, None),
+        ])
+    }
+
     /// One reading's likelihood of the move with `facts` written in `writer`'s habits;
     /// `cell`: where its best body scores may be kept.
     fn reading_score(
