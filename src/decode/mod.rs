@@ -667,22 +667,18 @@ pub fn decode_along<E: CellEvidence>(
 /// ([`crate::read`]) weighs only the decoder's own doubts.
 pub fn mark_sheets_differ<E: CellEvidence>(game: &mut Game, cells: &[E], config: &DecoderConfig) {
     let (cells, adapted) = adapted_to(cells, config);
+    let played = game.played_moves();
+    if played.len() != game.moves.len() {
+        return;
+    }
     let mut pos: Chess = game.start.position.clone();
     let mut fused = Vec::new();
     let mut fused_moves = Vec::new();
-    for (index, decoded) in game.moves.iter().enumerate() {
-        let Some(m) = decoded
-            .uci
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|uci| uci.to_move(&pos).ok())
-        else {
-            return;
-        };
-        if let Some(cell) = decoded
+    for (index, (decoded, &m)) in game.moves.iter().zip(&played).enumerate() {
+        let cell = decoded
             .cell
-            .filter(|&c| cells.get(c).is_some_and(|e| e.copies().is_some()))
-        {
+            .filter(|&c| cells.get(c).is_some_and(|e| e.copies().is_some()));
+        if let Some(cell) = cell {
             fused.push((pos.clone(), m, cell));
             fused_moves.push(index);
         }
