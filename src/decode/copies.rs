@@ -381,15 +381,19 @@ mod tests {
         cells.iter().map(|t| TypedCell::new(t)).collect()
     }
 
+    /// The usual start, English letters, the typed defaults.
+    fn standard_english() -> (StartPosition, LanguageChoice, DecoderConfig) {
+        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
+        (StartPosition::standard(), english, DecoderConfig::default())
+    }
+
     fn sans(game: &Game) -> Vec<&str> {
         game.moves.iter().map(|m| m.san.as_str()).collect()
     }
 
     #[test]
     fn two_sheets_that_record_different_legal_moves_leave_the_ply_in_doubt() {
-        let start = StartPosition::standard();
-        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
-        let config = DecoderConfig::default();
+        let (start, english, config) = standard_english();
         // 3.Bb5 on the own sheet, 3.Bc4 on the copy: both legal, and nothing later tells them
         // apart. The own sheet alone is sure of its `Bb5`; with the copy, both moves stay
         // open (the move prior leans to one), the other among the alternatives.
@@ -416,9 +420,7 @@ mod tests {
 
     #[test]
     fn a_move_one_player_skipped_is_read_from_the_other() {
-        let start = StartPosition::standard();
-        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
-        let config = DecoderConfig::default();
+        let (start, english, config) = standard_english();
         // The own sheet's player skipped 2...Nc6; its cells after it are a ply early.
         let own = typed(&["e4", "e5", "Nf3", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"]);
         let copy = typed(&[
@@ -437,9 +439,7 @@ mod tests {
 
     #[test]
     fn a_ply_where_one_sheet_reads_as_another_legal_move_is_flagged() {
-        let start = StartPosition::standard();
-        let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
-        let config = DecoderConfig::default();
+        let (start, english, config) = standard_english();
         // The copy's 3.Bc4 is a legal move, disproved by 4.Bxc6 (only a bishop on b5 takes
         // there); its 2...Nc5 is a slip no legal move reads as.
         let own = typed(&["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6"]);
