@@ -128,7 +128,7 @@ fn parse_args() -> Result<Args, String> {
 /// Where both players' sheets of a game were transcribed, each decoded alone should give the
 /// same game: a ply the two decodings disagree on is wrong in at least one of them, whatever
 /// the game was. Prints how often they agree, how often both were sure and disagreed, and
-/// what reading both sheets together (`fuse_copies`) leaves to review.
+/// what reading both sheets together (`decode_both_sheets`) leaves to review.
 fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
     let english = LanguageChoice::Fixed(Language::by_code("en").expect("English is a language"));
     let (config, start) = (DecoderConfig::default(), StartPosition::standard());

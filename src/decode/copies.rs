@@ -114,64 +114,52 @@ pub enum FusedCell<E> {
 }
 
 impl<E: CellEvidence> FusedCell<E> {
-    fn both(&self) -> Option<OnBothSheets<'_>> {
+    /// `one` of the single sheet's cell, or `both` of the two read together.
+    fn either<'a, T>(
+        &'a self,
+        one: impl FnOnce(&'a E) -> T,
+        both: impl FnOnce(OnBothSheets<'a>) -> T,
+    ) -> T {
         match self {
-            FusedCell::One(_) => None,
-            FusedCell::Both(own, copy) => Some(OnBothSheets { own, copy }),
+            FusedCell::One(cell) => one(cell),
+            FusedCell::Both(own, copy) => both(OnBothSheets { own, copy }),
         }
     }
 }
 
 impl<E: CellEvidence> CellEvidence for FusedCell<E> {
     fn log_likelihood(&self, body: &[char], mark: &str, needed: f32) -> f32 {
-        match (self, self.both()) {
-            (_, Some(both)) => both.log_likelihood(body, mark, needed),
-            (FusedCell::One(cell), None) | (FusedCell::Both(cell, _), None) => {
-                cell.log_likelihood(body, mark, needed)
-            }
-        }
+        self.either(
+            |cell| cell.log_likelihood(body, mark, needed),
+            |both| both.log_likelihood(body, mark, needed),
+        )
     }
 
     fn factored(&self) -> Option<&dyn super::evidence::FactoredEvidence> {
-        match self {
-            FusedCell::One(cell) => cell.factored(),
-            FusedCell::Both(..) => None,
-        }
+        self.either(|cell| cell.factored(), |_| None)
     }
 
     fn unreadable_log_likelihood(&self) -> f32 {
-        match self {
-            FusedCell::One(cell) => cell.unreadable_log_likelihood(),
-            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.unreadable_log_likelihood(),
-        }
+        self.either(
+            |cell| cell.unreadable_log_likelihood(),
+            |both| both.unreadable_log_likelihood(),
+        )
     }
 
     fn is_illegible(&self) -> bool {
-        match self {
-            FusedCell::One(cell) => cell.is_illegible(),
-            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.is_illegible(),
-        }
+        self.either(|cell| cell.is_illegible(), |both| both.is_illegible())
     }
 
     fn text(&self) -> &str {
-        match self {
-            FusedCell::One(cell) => cell.text(),
-            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.text(),
-        }
+        self.either(|cell| cell.text(), |both| both.text())
     }
 
     fn draw_offer(&self) -> bool {
-        match self {
-            FusedCell::One(cell) => cell.draw_offer(),
-            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.draw_offer(),
-        }
+        self.either(|cell| cell.draw_offer(), |both| both.draw_offer())
     }
 
     fn readings(&self) -> usize {
-        match self {
-            FusedCell::One(cell) => cell.readings(),
-            FusedCell::Both(own, copy) => OnBothSheets { own, copy }.readings(),
-        }
+        self.either(|cell| cell.readings(), |both| both.readings())
     }
 
     fn copies(&self) -> Option<(&dyn CellEvidence, &dyn CellEvidence)> {

@@ -535,7 +535,8 @@ fn game_from_lattice<E: CellEvidence>(
     for step in steps {
         let ply = moves.len();
         let uci = UciMove::from_move(step.m, start.castling_mode).to_string();
-        let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
+        pos.play_unchecked(step.m);
+        let san = chosen_san[ply].clone();
         let at_ply = mass.get(ply);
         let confidence = chosen_mass[ply].clamp(0.0, 1.0);
         let mut alternatives: Vec<Alternative> = at_ply
