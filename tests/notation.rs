@@ -356,3 +356,111 @@ fn a_check_worked_out_without_playing_the_move_is_the_check_played_out() {
         );
     }
 }
+
+/// English descriptive notation, weighted far above every algebraic form so that a form's
+/// weight tells the two apart.
+fn descriptive_style() -> Style {
+    Style {
+        descriptive: 30.0,
+        check_ch: 0.0,
+        ..Style::default()
+    }
+}
+
+#[test]
+fn a_careful_descriptive_writer_names_each_move_so_that_no_other_shares_it() {
+    let en = Language::by_code("en").unwrap();
+    let style = descriptive_style();
+    let (mut moves_seen, mut unique) = (0, 0);
+    for pos in positions(120, 7) {
+        let mut index: HashMap<String, Vec<Move>> = HashMap::new();
+        let mut careful: Vec<(Move, String)> = Vec::new();
+        for (m, facts) in legal_moves_with_facts(&pos) {
+            if m.is_castle() {
+                continue;
+            }
+            let mut best = (f32::NEG_INFINITY, String::new());
+            for_each_form(&facts, en, &style, &mut |text, weight| {
+                if weight > 10.0 {
+                    let moves = index.entry(text.to_string()).or_default();
+                    if !moves.contains(&m) {
+                        moves.push(m);
+                    }
+                    if weight > best.0 {
+                        best = (weight, text.to_string());
+                    }
+                }
+            });
+            assert!(best.0 > 10.0, "{m}: no descriptive form");
+            careful.push((m, best.1));
+        }
+        for (m, text) in careful {
+            let means = &index[&text];
+            assert!(means.contains(&m));
+            moves_seen += 1;
+            unique += (means.len() == 1) as usize;
+        }
+    }
+    eprintln!("{unique} of {moves_seen} careful descriptive forms name one move only");
+    assert!(moves_seen > 20_000);
+    // The careful form can still be shared, `KNxP` where both of the king's knight's captures
+    // take a pawn, say; the board and the other cells decide those.
+    assert!(unique * 100 >= moves_seen * 99, "{unique} of {moves_seen}");
+}
+
+#[test]
+fn known_descriptive_forms() {
+    let en = Language::by_code("en").unwrap();
+    let style = descriptive_style();
+    let read = |fen: &str, written: &str| -> Vec<String> {
+        let pos: Chess = fen
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let mut moves: Vec<String> = interpret(&pos, written, en, &style)
+            .iter()
+            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+            .collect();
+        moves.sort();
+        moves
+    };
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    for (written, ucis) in [
+        ("P-K4", &["e2e4"][..]),
+        ("P-QB4", &["c2c4"]),
+        ("P-B4", &["c2c4", "f2f4"]),
+        ("N-KB3", &["g1f3"]),
+        ("Kt-KB3", &["g1f3"]),
+        ("N-B3", &["b1c3", "g1f3"]),
+        ("N-QR3", &["b1a3"]),
+        ("P-K3", &["e2e3"]),
+    ] {
+        assert_eq!(read(start, written), ucis, "{written}");
+    }
+    // Black counts the ranks from its own side.
+    let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    assert_eq!(read(after_e4, "P-K4"), ["e7e5"]);
+    assert_eq!(read(after_e4, "P-QB4"), ["c7c5"]);
+    assert_eq!(read(after_e4, "N-KB3"), ["g8f6"]);
+    // 1.e4 d5: the only pawn capture; and a check written `ch`.
+    let scandinavian = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+    assert_eq!(read(scandinavian, "PxP"), ["e4d5"]);
+    assert_eq!(read(scandinavian, "B-N5ch"), ["f1b5"]);
+    assert_eq!(read(scandinavian, "B-N5"), ["f1b5"]);
+    // Two rooks for one square: the rook is named by its wing or its square.
+    let rooks = "6k1/5ppp/8/8/8/8/5PPP/R4RK1 w - - 0 1";
+    assert_eq!(read(rooks, "R-Q1"), ["a1d1", "f1d1"]);
+    assert_eq!(read(rooks, "QR-Q1"), ["a1d1"]);
+    assert_eq!(read(rooks, "KR-Q1"), ["f1d1"]);
+    assert_eq!(read(rooks, "R(KB1)-Q1"), ["f1d1"]);
+    // A promotion, and a capture of a named pawn where two pawns could be taken.
+    let promotion = "8/4P1k1/8/8/8/8/6K1/8 w - - 0 1";
+    assert_eq!(read(promotion, "P-K8=Q"), ["e7e8q"]);
+    assert_eq!(read(promotion, "P-K8(N)"), ["e7e8n"]);
+    let two_pawns = "4k3/8/8/2p1p3/8/3N4/8/4K3 w - - 0 1";
+    assert_eq!(read(two_pawns, "NxP"), ["d3c5", "d3e5"]);
+    assert_eq!(read(two_pawns, "NxKP"), ["d3e5"]);
+    assert_eq!(read(two_pawns, "NxQBP"), ["d3c5"]);
+    assert_eq!(read(two_pawns, "NxBP"), ["d3c5"]);
+}

@@ -1,7 +1,9 @@
 //! Every way a player may write a legal move, each with how likely a player is to write it so.
 
 use shakmaty::attacks::{bishop_attacks, knight_attacks, pawn_attacks, rook_attacks};
-use shakmaty::{san::San, Bitboard, CastlingSide, Chess, Move, MoveList, Position, Role, Square};
+use shakmaty::{
+    san::San, Bitboard, CastlingSide, Chess, Color, File, Move, MoveList, Position, Role, Square,
+};
 
 use super::language::Language;
 
@@ -124,13 +126,22 @@ pub struct MoveFacts {
     pub needs_file: bool,
     pub needs_rank: bool,
     pub check: Check,
+    /// The side that plays the move: descriptive notation counts ranks from the mover's side.
+    pub mover: Color,
+    /// Descriptive notation: another piece of this kind may also go, without capturing, to
+    /// the square mirrored across the board (`N-B3` would not say whether KB3 or QB3).
+    pub mirror_rival: bool,
+    /// Descriptive notation: another capture by a piece of this kind takes a piece of the
+    /// same kind (`NxP` would not say which pawn).
+    pub taken_rival: bool,
 }
 
 impl MoveFacts {
-    /// Facts of `m`, one of `legal` (the position's legal moves, passed in so that a caller
-    /// scoring every legal move generates them once); `check` is what `m` does to the opponent.
-    pub fn new(m: Move, legal: &MoveList, check: Check) -> MoveFacts {
-        MoveFacts::with_rivals(m, legal, &Rivals::of(legal), check)
+    /// Facts of `m`, one of `legal` (the legal moves of a position where `mover` is to move,
+    /// passed in so that a caller scoring every legal move generates them once); `check` is
+    /// what `m` does to the opponent.
+    pub fn new(m: Move, legal: &MoveList, mover: Color, check: Check) -> MoveFacts {
+        MoveFacts::with_rivals(m, legal, &Rivals::of(legal, mover), check)
     }
 
     /// As [`MoveFacts::new`], with the rival counts of `legal` computed once for all its moves.
@@ -161,12 +172,15 @@ impl MoveFacts {
             needs_file,
             needs_rank,
             check,
+            mover: rivals.mover,
+            mirror_rival: castle.is_none() && !m.is_capture() && rivals.quiet_to_mirror(m),
+            taken_rival: rivals.takes_alike(m),
         }
     }
 }
 
 impl MoveFacts {
-    /// The facts packed into 29 bits: equal keys, equal facts (for fast cache keys).
+    /// The facts packed into 32 bits: equal keys, equal facts (for fast cache keys).
     pub fn key(&self) -> u32 {
         let role = self.role as u32;
         let captured = self.captured.map_or(0, |r| r as u32);
@@ -192,26 +206,68 @@ impl MoveFacts {
             | (self.needs_rank as u32) << 23
             | check << 24
             | captured << 26
+            | (self.mover as u32) << 29
+            | (self.mirror_rival as u32) << 30
+            | (self.taken_rival as u32) << 31
     }
 }
 
 /// How many legal moves of each piece type go to each square: a move needs a disambiguation
-/// in SAN only when it has a rival.
+/// in SAN only when it has a rival. Also what descriptive notation needs to know of a
+/// position's moves: where each kind of piece may go without capturing, and which kinds of
+/// piece each kind may take.
 #[derive(Debug, Clone)]
-pub struct Rivals([[u8; 64]; 6]);
+pub struct Rivals {
+    to_square: [[u8; 64]; 6],
+    quiet_to: [Bitboard; 6],
+    /// `takes[role][taken]`: how many captures by a `role` take a `taken`.
+    takes: [[u8; 6]; 6],
+    mover: Color,
+}
 
 impl Rivals {
-    pub fn of(legal: &MoveList) -> Rivals {
-        let mut counts = [[0u8; 64]; 6];
+    /// The rivals among `legal`, the legal moves of a position where `mover` is to move.
+    pub fn of(legal: &MoveList, mover: Color) -> Rivals {
+        let mut to_square = [[0u8; 64]; 6];
+        let mut quiet_to = [Bitboard::EMPTY; 6];
+        let mut takes = [[0u8; 6]; 6];
         for m in legal.iter().filter(|m| !m.is_castle()) {
-            let slot = &mut counts[m.role() as usize - 1][m.to() as usize];
+            let role = m.role() as usize - 1;
+            let slot = &mut to_square[role][m.to() as usize];
             *slot = slot.saturating_add(1);
+            match m.capture() {
+                Some(taken) => {
+                    let slot = &mut takes[role][taken as usize - 1];
+                    *slot = slot.saturating_add(1);
+                }
+                None => quiet_to[role].add(m.to()),
+            }
         }
-        Rivals(counts)
+        Rivals {
+            to_square,
+            quiet_to,
+            takes,
+            mover,
+        }
     }
 
     fn count(&self, m: Move) -> u8 {
-        self.0[m.role() as usize - 1][m.to() as usize]
+        self.to_square[m.role() as usize - 1][m.to() as usize]
+    }
+
+    /// Whether a piece of `m`'s kind may also go without capturing to the square mirrored
+    /// across the board from `m`'s (KB3 for QB3), which descriptive notation's short square
+    /// names (`B3`) do not tell apart.
+    fn quiet_to_mirror(&self, m: Move) -> bool {
+        let to = m.to();
+        let mirror = to.flip_horizontal();
+        mirror != to && self.quiet_to[m.role() as usize - 1].contains(mirror)
+    }
+
+    /// Whether another capture by a piece of `m`'s kind takes a piece of the kind `m` takes.
+    fn takes_alike(&self, m: Move) -> bool {
+        m.capture()
+            .is_some_and(|taken| self.takes[m.role() as usize - 1][taken as usize - 1] > 1)
     }
 }
 
@@ -254,6 +310,13 @@ pub struct Style {
     pub mate_double_plus: f32,
     pub mate_plus: f32,
     pub mate_unmarked: f32,
+    /// English descriptive notation (`P-K4`, `N-KB3`, `BxN`, `PxP e.p.`, `P-K8=Q`), the way
+    /// English and American players wrote until about 1980: the weight of writing a move so
+    /// rather than in SAN. Off (−∞) unless a sheet shows it, since every move then has a few
+    /// dozen more forms to score.
+    pub descriptive: f32,
+    /// A check written `ch`, as descriptive notation does: off (−∞) unless a sheet shows it.
+    pub check_ch: f32,
 }
 
 impl Default for Style {
@@ -288,6 +351,8 @@ impl Default for Style {
             mate_double_plus: ln(0.1),
             mate_plus: ln(0.2),
             mate_unmarked: ln(0.1),
+            descriptive: f32::NEG_INFINITY,
+            check_ch: f32::NEG_INFINITY,
         }
     }
 }
@@ -395,19 +460,29 @@ pub fn for_each_body(
 }
 
 /// The check marks a player may write after a move that does `check`, with their weights.
-/// [`Check::Unknown`] allows every mark at no cost.
-pub fn check_marks(check: Check, style: &Style) -> [(&'static str, f32); 4] {
+/// [`Check::Unknown`] allows every mark at no cost (`ch` only where the style writes it).
+pub fn check_marks(check: Check, style: &Style) -> [(&'static str, f32); 5] {
     const NEVER: f32 = f32::NEG_INFINITY;
+    // A descriptive writer's `ch` on a move that gives no check is as rare as a false `+`.
+    let ch = |slip: f32| {
+        if style.check_ch > NEVER {
+            style.check_ch + slip
+        } else {
+            NEVER
+        }
+    };
     match check {
         Check::None => [
             ("", 0.0),
             ("+", style.check_false),
+            ("ch", ch(style.check_false)),
             ("#", NEVER),
             ("++", NEVER),
         ],
         Check::Check => [
             ("+", style.check_marked),
             ("", style.check_unmarked),
+            ("ch", ch(0.0)),
             ("#", NEVER),
             ("++", NEVER),
         ],
@@ -416,8 +491,15 @@ pub fn check_marks(check: Check, style: &Style) -> [(&'static str, f32); 4] {
             ("++", style.mate_double_plus),
             ("+", style.mate_plus),
             ("", style.mate_unmarked),
+            ("ch", ch(0.0)),
         ],
-        Check::Unknown => [("", 0.0), ("+", 0.0), ("#", 0.0), ("++", 0.0)],
+        Check::Unknown => [
+            ("", 0.0),
+            ("+", 0.0),
+            ("#", 0.0),
+            ("++", 0.0),
+            ("ch", if style.check_ch > NEVER { 0.0 } else { NEVER }),
+        ],
     }
 }
 
@@ -455,6 +537,9 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
         out.push((o.to_string(), style.castle_letter_o));
         out.push((zero.to_string(), style.castle_digit_zero));
         return;
+    }
+    if style.descriptive > f32::NEG_INFINITY && lang.pawn_letter().is_some() {
+        descriptive_forms(facts, lang, style.descriptive, out);
     }
     let capture_marks: &[(&str, f32)] = if facts.capture {
         &[
@@ -553,6 +638,161 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
             }
         }
         long_forms(letter, &from, &to, facts.capture, variant, style, out);
+    }
+}
+
+/// Every way of writing a move (not castling, which is written as in algebraic notation) in
+/// English descriptive notation, each at `base` plus its own weight: the careful writer's form
+/// (the shortest that no other legal move shares: `N-B3`, `N-KB3` where a knight may also go
+/// to QB3, `BxN`, `BxQN`, `KR-Q1`, `PxP`) near 0, the others as the slips or longer habits
+/// they are. The knight may be `N` or the older `Kt`, in its square names too (`Kt-QKt5`).
+fn descriptive_forms(facts: &MoveFacts, lang: &Language, base: f32, out: &mut Vec<(String, f32)>) {
+    let ln = |p: f32| p.ln();
+    let knight_named = facts.role == Role::Knight
+        || facts.captured == Some(Role::Knight)
+        || [facts.from, facts.to]
+            .iter()
+            .any(|sq| matches!(sq.file(), File::B | File::G));
+    let spellings: &[(&str, f32)] = if knight_named {
+        &[("N", 0.0), ("Kt", -1.6)]
+    } else {
+        &[("N", 0.0)]
+    };
+    let needs_mover = facts.needs_file || facts.needs_rank;
+    for &(knight, spelling) in spellings {
+        let letter = |role: Role| match role {
+            Role::Pawn => "P",
+            Role::Knight => knight,
+            other => lang.letter(other).unwrap_or(""),
+        };
+        let own = letter(facts.role);
+        let mut movers: Vec<(String, f32)> = Vec::with_capacity(4);
+        if facts.role == Role::Pawn {
+            if facts.capture {
+                // `PxP` where two pawn captures take pawns says too little: the pawn is named
+                // by its file (`KPxP`, `BPxP`), or the pawn taken by its own (below).
+                let (plain, named) = if facts.taken_rival {
+                    (ln(0.1), ln(0.5))
+                } else {
+                    (0.0, ln(0.05))
+                };
+                movers.push(("P".to_string(), plain));
+                let (full, short) = descriptive_file(facts.from.file(), knight);
+                movers.push((format!("{full}P"), named));
+                if let Some(short) = short {
+                    movers.push((format!("{short}P"), named));
+                }
+            } else {
+                movers.push(("P".to_string(), 0.0));
+            }
+        } else {
+            let (plain, wing, square) = if needs_mover {
+                (ln(0.15), ln(0.5), ln(0.3))
+            } else {
+                (0.0, ln(0.05), ln(0.01))
+            };
+            movers.push((own.to_string(), plain));
+            if matches!(facts.role, Role::Rook | Role::Knight | Role::Bishop) {
+                movers.push((format!("{}{own}", wing_of(facts.from)), wing));
+            }
+            movers.push((
+                format!(
+                    "{own}({})",
+                    descriptive_square(facts.from, facts.mover, knight).0
+                ),
+                square,
+            ));
+        }
+        let mut ends: Vec<(String, f32)> = Vec::with_capacity(6);
+        match facts.captured {
+            Some(taken) => {
+                let taken_letter = letter(taken);
+                let (plain, named) = if facts.taken_rival {
+                    (ln(0.1), ln(0.5))
+                } else {
+                    (0.0, ln(0.05))
+                };
+                ends.push((format!("x{taken_letter}"), plain));
+                match taken {
+                    Role::Pawn => {
+                        let (full, short) = descriptive_file(facts.to.file(), knight);
+                        ends.push((format!("x{full}P"), named));
+                        if let Some(short) = short {
+                            ends.push((format!("x{short}P"), named));
+                        }
+                    }
+                    Role::Rook | Role::Knight | Role::Bishop => {
+                        ends.push((format!("x{}{taken_letter}", wing_of(facts.to)), named));
+                    }
+                    _ => {}
+                }
+            }
+            None => {
+                let (full, short) = descriptive_square(facts.to, facts.mover, knight);
+                let short_weight = if facts.mirror_rival {
+                    ln(0.02)
+                } else {
+                    ln(0.5)
+                };
+                for (dash, dash_weight) in [("-", 0.0), ("", ln(0.05))] {
+                    ends.push((format!("{dash}{full}"), ln(0.5) + dash_weight));
+                    if let Some(short) = &short {
+                        ends.push((format!("{dash}{short}"), short_weight + dash_weight));
+                    }
+                }
+            }
+        }
+        for (mover, mover_weight) in &movers {
+            for (end, end_weight) in &ends {
+                out.push((
+                    format!("{mover}{end}"),
+                    base + spelling + mover_weight + end_weight,
+                ));
+            }
+        }
+    }
+}
+
+/// Descriptive notation's name of `file` (`QR`, `QN`, `QB`, `Q`, `K`, `KB`, `KN`, `KR`, the
+/// knight spelt `knight`), and its short name where both wings have a file of that piece
+/// (`R`, `N`, `B`).
+fn descriptive_file(file: File, knight: &str) -> (String, Option<String>) {
+    let (wing, piece) = match file {
+        File::A => ("Q", "R"),
+        File::B => ("Q", knight),
+        File::C => ("Q", "B"),
+        File::D => ("", "Q"),
+        File::E => ("", "K"),
+        File::F => ("K", "B"),
+        File::G => ("K", knight),
+        File::H => ("K", "R"),
+    };
+    if wing.is_empty() {
+        (piece.to_string(), None)
+    } else {
+        (format!("{wing}{piece}"), Some(piece.to_string()))
+    }
+}
+
+/// Descriptive notation's name of `square` for `mover`, who counts the ranks from their own
+/// side (`KB3`), and its short name where it has one (`B3`).
+fn descriptive_square(square: Square, mover: Color, knight: &str) -> (String, Option<String>) {
+    let rank = match mover {
+        Color::White => square.rank(),
+        Color::Black => square.rank().flip_vertical(),
+    }
+    .char();
+    let (full, short) = descriptive_file(square.file(), knight);
+    (format!("{full}{rank}"), short.map(|s| format!("{s}{rank}")))
+}
+
+/// The wing a square is on, as descriptive notation names a rook, knight or bishop by it
+/// (`KR`, `QN`): the king's (files e–h) or the queen's.
+fn wing_of(square: Square) -> &'static str {
+    if square.file() >= File::E {
+        "K"
+    } else {
+        "Q"
     }
 }
 

@@ -54,7 +54,7 @@ impl Written {
 /// Every legal move of `pos` with the facts that decide how it is written.
 pub fn legal_moves_with_facts(pos: &Chess) -> Vec<(Move, MoveFacts)> {
     let legal = pos.legal_moves();
-    let rivals = Rivals::of(&legal);
+    let rivals = Rivals::of(&legal, pos.turn());
     legal
         .iter()
         .map(|&m| {
@@ -85,5 +85,8 @@ pub fn interpret(pos: &Chess, written: &str, lang: &Language, style: &Style) -> 
 /// Standard SAN of `m` (legal in `pos`) in `lang`'s letters.
 pub fn san_in(pos: &Chess, m: Move, lang: &Language) -> String {
     let legal = pos.legal_moves();
-    canonical(&MoveFacts::new(m, &legal, Check::after(pos, m)), lang)
+    canonical(
+        &MoveFacts::new(m, &legal, pos.turn(), Check::after(pos, m)),
+        lang,
+    )
 }

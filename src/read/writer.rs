@@ -214,7 +214,7 @@ pub fn confusions<'a>(
             .and_then(&cell_of);
         if let Some(reading) = cell {
             let check = Check::after(&position, played);
-            let facts = MoveFacts::new(played, &position.legal_moves(), check);
+            let facts = MoveFacts::new(played, &position.legal_moves(), position.turn(), check);
             let mut written = (f32::NEG_INFINITY, String::new());
             let mut chars = Vec::with_capacity(16);
             for_each_form(&facts, language, &style, &mut |text, weight| {

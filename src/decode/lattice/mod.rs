@@ -324,7 +324,7 @@ fn children(
 /// [`set_priors`]).
 fn unpriced_children(pos: &Chess) -> (MoveList, Vec<Child>) {
     let legal = pos.legal_moves();
-    let rivals = Rivals::of(&legal);
+    let rivals = Rivals::of(&legal, pos.turn());
     let kids = legal
         .iter()
         .map(|&m| Child {

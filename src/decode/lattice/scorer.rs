@@ -313,7 +313,7 @@ fn without_check(facts: &MoveFacts) -> MoveFacts {
 fn unfactored_score(
     evidence: &dyn CellEvidence,
     bodies: &BodyList,
-    marks: &[(&'static str, f32); 4],
+    marks: &[(&'static str, f32); 5],
     floor: f32,
 ) -> f32 {
     let mut best = floor;
