@@ -767,3 +767,54 @@ fn both_players_sheets_of_a_game_decode_alike() {
         "{sure_apart} of {sure} plies unflagged in both sheets differ"
     );
 }
+
+#[test]
+fn a_game_in_descriptive_notation_decodes_without_being_told_the_notation() {
+    // The exchange Ruy Lopez as an English club player of the 1960s wrote it.
+    let texts = [
+        "P-K4", "P-K4", "N-KB3", "Kt-QB3", "B-N5", "P-QR3", "BxN", "QPxB", "O-O", "P-B3", "P-Q4",
+        "B-KN5", "PxP", "QxQ", "RxQ", "PxP", "R-Q3", "B-Q3", "QN-Q2", "N-B3",
+    ];
+    let expected = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6", "O-O", "f6", "d4", "Bg4", "dxe5",
+        "Qxd1", "Rxd1", "fxe5", "Rd3", "Bd6", "Nbd2", "Nf6",
+    ];
+    let start = StartPosition::standard();
+    let decoded = decode(
+        &cells(&texts),
+        &start,
+        LanguageChoice::Auto,
+        &DecoderConfig::default(),
+    );
+    assert_eq!(decoded.language.code, "en");
+    assert_eq!(sans(&decoded), expected);
+    assert_eq!(decoded.flagged().count(), 0, "{:?}", decoded.moves);
+}
+
+#[test]
+fn descriptive_transcripts_with_medium_noise_decode_nearly_all_moves() {
+    let games = games(6);
+    let start = StartPosition::standard();
+    let config = DecoderConfig::default();
+    let en = Language::by_code("en").unwrap();
+    let (mut right, mut all) = (0, 0);
+    for (i, game) in games.iter().enumerate() {
+        let moves = &game.moves[..game.moves.len().min(80)];
+        let mut rng = Rng::new(300 + i as u64);
+        let t = write_transcript(
+            &start.position,
+            moves,
+            en,
+            &Writer::descriptive(&mut rng),
+            &Noise::MEDIUM,
+            &mut rng,
+        );
+        let texts: Vec<&str> = t.cells.iter().map(String::as_str).collect();
+        let decoded = decode(&cells(&texts), &start, LanguageChoice::Auto, &config);
+        assert_eq!(decoded.language.code, "en", "{texts:?}");
+        right += correct_plies(&decoded, moves, CastlingMode::Standard);
+        all += moves.len();
+    }
+    eprintln!("{right} of {all} descriptive moves right at medium noise");
+    assert!(right * 100 >= all * 98, "{right} of {all}");
+}

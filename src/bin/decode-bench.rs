@@ -35,6 +35,8 @@ struct Args {
     /// One game of the full run (language code, game index), replayed alone with the same
     /// transcript as in the full run, to debug it.
     only: Option<(String, usize)>,
+    /// English games written in descriptive notation (`P-K4`, `N-KB3`) instead of algebraic.
+    descriptive: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -54,6 +56,7 @@ fn parse_args() -> Result<Args, String> {
         levels: Noise::LEVELS.iter().map(|n| n.name).collect(),
         overrides: Vec::new(),
         only: None,
+        descriptive: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -106,6 +109,7 @@ fn parse_args() -> Result<Args, String> {
                     })
                     .collect::<Result<_, _>>()?;
             }
+            "--descriptive" => args.descriptive = true,
             "--langs" => {
                 let v = value()?;
                 if v != "all" {
@@ -116,11 +120,14 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--help" | "-h" => {
-                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy,players] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W] [--only LANG:GAME (one game of the run, e.g. no:7)]\n       decode-bench --hcs-slips HCS_TAGS (what the HCS players wrote: how often both players' sheets of a game decode alike, the review load, the rates of wrong ranks and files)");
+                println!("decode-bench [--games N per language and level] [--langs all|en,de,…] [--seed S] [--pgn FILE] [--levels clean,medium,heavy,players] [--skip-games N] [--no-naive] [--show-failures] [--set KNOB=VALUE] [--beam W] [--only LANG:GAME (one game of the run, e.g. no:7)] [--descriptive (English games in descriptive notation, P-K4)]\n       decode-bench --hcs-slips HCS_TAGS (what the HCS players wrote: how often both players' sheets of a game decode alike, the review load, the rates of wrong ranks and files)");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}")),
         }
+    }
+    if args.descriptive {
+        args.langs = vec![Language::by_code("en").expect("English is a language")];
     }
     Ok(args)
 }
@@ -485,9 +492,13 @@ fn fit_prior_on(path: &std::path::Path, games: usize) {
 }
 
 /// Greedy nearest legal move by edit distance, told the language: the baseline.
-fn naive_decode(cells: &[TypedCell], lang: &Language) -> Vec<Move> {
+fn naive_decode(cells: &[TypedCell], lang: &Language, descriptive: bool) -> Vec<Move> {
     let channel = Channel::shared();
-    let style = DecoderConfig::default().style;
+    let mut style = DecoderConfig::default().style;
+    if descriptive {
+        style.descriptive = 0.0;
+        style.check_ch = 0.0;
+    }
     let prior = MovePrior::default();
     let mut pos = Chess::default();
     let mut out = Vec::new();
@@ -724,7 +735,11 @@ fn main() {
                     let game = &games[(li * args.games + gi) % games.len()];
                     let moves = &game.moves[..game.moves.len().min(120)];
                     let mut rng = Rng::new(args.seed ^ ((li as u64) << 32) ^ gi as u64 ^ (noise.name.len() as u64 * 977));
-                    let writer = Writer::random(&mut rng);
+                    let writer = if args.descriptive {
+                        Writer::descriptive(&mut rng)
+                    } else {
+                        Writer::random(&mut rng)
+                    };
                     let t = write_transcript(&start.position, moves, lang, &writer, noise, &mut rng);
                     let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
                     let clock = Instant::now();
@@ -770,7 +785,7 @@ fn main() {
                         println!("{}", lines.join("\n"));
                     }
                     if args.naive {
-                        let naive = naive_decode(&cells, lang);
+                        let naive = naive_decode(&cells, lang, args.descriptive);
                         tally.naive_correct +=
                             moves.iter().zip(&naive).filter(|(a, b)| a == b).count();
                     }

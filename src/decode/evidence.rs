@@ -94,10 +94,20 @@ impl TypedCell {
         let written = Written::parse(raw);
         let illegible = written.text.is_empty() || written.text.chars().all(|c| c == '?');
         let mut chars: Vec<char> = written.text.chars().collect();
-        let body_len = chars
+        let mut body_len = chars
             .iter()
             .rposition(|&c| c != '+' && c != '#')
             .map_or(0, |i| i + 1);
+        // Descriptive notation's check, `P-Q4ch`: no algebraic move ends so.
+        if body_len == chars.len()
+            && chars.ends_with(&['c', 'h'])
+            && body_len > 3
+            && (chars[body_len - 3].is_ascii_digit()
+                || chars[body_len - 3].is_uppercase()
+                || chars[body_len - 3] == ')')
+        {
+            body_len -= 2;
+        }
         let mark = chars.split_off(body_len);
         let unreadable = if illegible {
             0.0
@@ -190,6 +200,14 @@ mod tests {
                     "{text} {mark}"
                 );
             }
+        }
+        // Descriptive notation's `ch` is a check mark; an algebraic `Bh` or `Rch` is not.
+        let descriptive = TypedCell::new("P-Q4ch");
+        assert_eq!(descriptive.mark_log_likelihood("ch"), 0.0);
+        assert_eq!(descriptive.chars.iter().collect::<String>(), "P-Q4");
+        for text in ["Bh", "Rch", "exch"] {
+            let cell = TypedCell::new(text);
+            assert!(cell.mark.is_empty(), "{text}");
         }
         let checked = TypedCell::new("Nf3+");
         assert_eq!(checked.mark_log_likelihood("+"), 0.0);

@@ -214,7 +214,9 @@ fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Styl
     });
     let zeros = count(&|t| t.starts_with(&['0', '-', '0']));
     let letters = count(&|t| t.starts_with(&['O', '-', 'O']));
-    let checks = count(&|t| t.ends_with(&['+']));
+    let checks = count(&|t| t.ends_with(&['+']) || t.ends_with(&['c', 'h']));
+    let descriptive = count(&|t| is_descriptive(t));
+    let check_ch = count(&|t| t.ends_with(&['c', 'h']));
     let mut style = base.clone();
     let settled = |seen: usize, against: usize| seen >= 3 && against == 0;
     let usual = (0.9f32).ln();
@@ -257,6 +259,13 @@ fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Styl
     if file_only >= 2 {
         style.capture_file_only = (0.1f32).ln();
     }
+    if descriptive >= 3 && descriptive * 4 >= texts.len() {
+        // `P-K4`, `N-KB3`: an English or American sheet from before algebraic notation.
+        style.descriptive = 0.0;
+        style.check_ch = if check_ch > 0 { usual } else { rare };
+    } else if check_ch >= 2 {
+        style.check_ch = (0.5f32).ln();
+    }
     if checks == 0 && texts.len() >= 30 {
         // A writer who never marks a check.
         style.check_marked = (0.2f32).ln();
@@ -264,6 +273,20 @@ fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Styl
         style.mate_unmarked = (0.4f32).ln();
     }
     style
+}
+
+/// Whether a cell reads as English descriptive notation: a piece moving to a square named by
+/// its file's piece (`P-K4`, `N-QB3`, `Kt-KB3`, `R(1)-Q1`) or taking a piece named by its
+/// letter (`PxP`, `BxN`, `NxKP`); never algebraic, where a dash is followed by a file or `O`.
+fn is_descriptive(text: &[char]) -> bool {
+    let is_piece = |c: char| matches!(c, 'K' | 'Q' | 'R' | 'B' | 'N' | 'P');
+    let starts_with_piece = text.first().is_some_and(|&c| is_piece(c));
+    let to_square = text.windows(3).any(|w| {
+        w[0] == '-' && (w[1] == 'K' || w[1] == 'Q') && (w[2].is_ascii_digit() || is_piece(w[2]))
+            || w[0] == '-' && is_piece(w[1]) && ('1'..='8').contains(&w[2])
+    }) || text.windows(3).any(|w| w == ['-', 'K', 't']);
+    let pawn_taken = text.first() == Some(&'P') && text.windows(2).any(|w| w == ['x', 'P']);
+    starts_with_piece && to_square || pawn_taken
 }
 
 fn trim_trailing_blanks<E: CellEvidence>(cells: &[E]) -> &[E] {
@@ -762,6 +785,29 @@ mod tests {
         // The chosen move and the others written as it hold most of the ply's mass.
         let shown: f32 = rc8.confidence + elsewhere.iter().map(|a| a.confidence).sum::<f32>();
         assert!(shown > 0.8, "{rc8:?}");
+    }
+
+    #[test]
+    fn a_sheet_in_descriptive_notation_turns_its_forms_on_and_algebraic_never_does() {
+        let base = Style::default();
+        let descriptive = [
+            "P-K4", "P-K4", "N-KB3", "Kt-QB3", "B-N5", "P-QR3", "BxN", "QPxB", "O-O", "P-B3",
+            "P-Q4ch",
+        ];
+        let style = style_of_texts(descriptive.into_iter(), &base);
+        assert_eq!(style.descriptive, 0.0);
+        assert!(style.check_ch > (0.1f32).ln());
+        let algebraic = [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "BxN", "dxc6", "O-O", "f6", "d4", "Bg4",
+            "Ng1-f3", "Qd1-d3", "RxR", "Rxa8+", "0-0-0", "e8=Q",
+        ];
+        let style = style_of_texts(algebraic.into_iter(), &base);
+        assert_eq!(style.descriptive, f32::NEG_INFINITY);
+        assert_eq!(style.check_ch, f32::NEG_INFINITY);
+        for text in algebraic {
+            let chars: Vec<char> = text.chars().collect();
+            assert!(!is_descriptive(&chars), "{text}");
+        }
     }
 
     #[test]

@@ -183,6 +183,37 @@ impl Writer {
         }
     }
 
+    /// An English or American writer of descriptive notation (`P-K4`, `N-KB3`, `PxP`,
+    /// `Q-R5ch`), with the habits of the form drawn at random: the knight `N` or `Kt`, checks
+    /// written `ch` or not at all, castling `O-O` or `0-0`.
+    pub fn descriptive(rng: &mut Rng) -> Writer {
+        let never = -30.0;
+        let mut writer = Writer::random(rng);
+        let style = &mut writer.style;
+        style.descriptive = 20.0;
+        style.long_dash = never;
+        style.long_plain = never;
+        let mut parts = vec!["descriptive"];
+        if rng.chance(0.7) {
+            style.check_ch = 0.0;
+            style.check_marked = never;
+            style.check_unmarked = (0.1f32).ln();
+            style.mate_hash = never;
+            style.mate_double_plus = never;
+            style.mate_plus = never;
+            style.mate_unmarked = (0.1f32).ln();
+            parts.push("ch checks");
+        } else {
+            parts.push(if style.check_marked < -20.0 {
+                "no check marks"
+            } else {
+                "+ checks"
+            });
+        }
+        writer.description = parts.join(", ");
+        writer
+    }
+
     /// A writer of textbook SAN.
     pub fn standard() -> Writer {
         let never = -30.0;
@@ -349,7 +380,7 @@ pub(crate) fn notation_slip(
 pub(crate) fn wrong_square(text: &str, rng: &mut Rng) -> String {
     let mut chars: Vec<char> = text.chars().collect();
     let Some(at) = last_square(&chars) else {
-        return text.to_string();
+        return wrong_descriptive_rank(text, rng);
     };
     let shift = |c: char, lo: char, hi: char, rng: &mut Rng| -> char {
         let up = if c == lo {
@@ -373,6 +404,29 @@ pub(crate) fn wrong_square(text: &str, rng: &mut Rng) -> String {
     chars.into_iter().collect()
 }
 
+/// A descriptive square's rank off by one (`N-KB4` for `N-KB3`); castling and captures,
+/// which name no square, stay as written.
+fn wrong_descriptive_rank(text: &str, rng: &mut Rng) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    let Some(at) = (1..chars.len())
+        .rev()
+        .find(|&i| chars[i - 1].is_ascii_uppercase() && ('1'..='8').contains(&chars[i]))
+    else {
+        return text.to_string();
+    };
+    let up = match chars[at] {
+        '1' => true,
+        '8' => false,
+        _ => rng.chance(0.5),
+    };
+    chars[at] = if up {
+        (chars[at] as u8 + 1) as char
+    } else {
+        (chars[at] as u8 - 1) as char
+    };
+    chars.into_iter().collect()
+}
+
 /// The index of the rank digit of the last square written in `chars` (the destination).
 fn last_square(chars: &[char]) -> Option<usize> {
     (1..chars.len())
@@ -388,7 +442,7 @@ fn last_square(chars: &[char]) -> Option<usize> {
 pub(crate) fn wrong_square_as_players(text: &str, rng: &mut Rng) -> String {
     let mut chars: Vec<char> = text.chars().collect();
     let Some(at) = last_square(&chars) else {
-        return text.to_string();
+        return wrong_descriptive_rank(text, rng);
     };
     let one_of = |candidates: &[u8], rng: &mut Rng| candidates[rng.below(candidates.len())];
     let roll = rng.below(100);
@@ -475,6 +529,8 @@ pub(crate) fn wrong_piece(text: &str, facts: &MoveFacts, lang: &Language, rng: &
 pub fn is_correct_form(facts: &MoveFacts, lang: &Language, text: &str) -> bool {
     let never = f32::NEG_INFINITY;
     let strict = Style {
+        descriptive: 0.0,
+        check_ch: 0.0,
         missing_disambiguation: never,
         extra_disambiguation: never,
         check_false: never,
