@@ -217,6 +217,7 @@ fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Styl
     let checks = count(&|t| t.ends_with(&['+']) || t.ends_with(&['c', 'h']));
     let descriptive = count(&|t| is_descriptive(t));
     let check_ch = count(&|t| t.ends_with(&['c', 'h']));
+    let knights_kt = count(&|t| t.windows(2).any(|w| w == ['K', 't']));
     let mut style = base.clone();
     let settled = |seen: usize, against: usize| seen >= 3 && against == 0;
     let usual = (0.9f32).ln();
@@ -263,6 +264,10 @@ fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Styl
         // `P-K4`, `N-KB3`: an English or American sheet from before algebraic notation.
         style.descriptive = 0.0;
         style.check_ch = if check_ch > 0 { usual } else { rare };
+        if knights_kt >= 2 {
+            // A writer of `Kt` writes it for every knight, in its squares' names too.
+            style.descriptive_kt = 0.0;
+        }
     } else if check_ch >= 2 {
         style.check_ch = (0.5f32).ln();
     }
@@ -797,6 +802,9 @@ mod tests {
         let style = style_of_texts(descriptive.into_iter(), &base);
         assert_eq!(style.descriptive, 0.0);
         assert!(style.check_ch > (0.1f32).ln());
+        assert!(style.descriptive_kt < 0.0, "one Kt is not a habit");
+        let kt = descriptive.map(|t| if t == "N-KB3" { "Kt-KB3" } else { t });
+        assert_eq!(style_of_texts(kt.into_iter(), &base).descriptive_kt, 0.0);
         let algebraic = [
             "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "BxN", "dxc6", "O-O", "f6", "d4", "Bg4",
             "Ng1-f3", "Qd1-d3", "RxR", "Rxa8+", "0-0-0", "e8=Q",

@@ -317,6 +317,8 @@ pub struct Style {
     pub descriptive: f32,
     /// A check written `ch`, as descriptive notation does: off (−∞) unless a sheet shows it.
     pub check_ch: f32,
+    /// Descriptive notation's knight spelt `Kt`, the older way, against `N` at 0.
+    pub descriptive_kt: f32,
 }
 
 impl Default for Style {
@@ -353,6 +355,7 @@ impl Default for Style {
             mate_unmarked: ln(0.1),
             descriptive: f32::NEG_INFINITY,
             check_ch: f32::NEG_INFINITY,
+            descriptive_kt: ln(0.2),
         }
     }
 }
@@ -539,7 +542,7 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
         return;
     }
     if style.descriptive > f32::NEG_INFINITY && lang.pawn_letter().is_some() {
-        descriptive_forms(facts, lang, style.descriptive, out);
+        descriptive_forms(facts, lang, style, out);
     }
     let capture_marks: &[(&str, f32)] = if facts.capture {
         &[
@@ -646,17 +649,24 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
 /// (the shortest that no other legal move shares: `N-B3`, `N-KB3` where a knight may also go
 /// to QB3, `BxN`, `BxQN`, `KR-Q1`, `PxP`) near 0, the others as the slips or longer habits
 /// they are. The knight may be `N` or the older `Kt`, in its square names too (`Kt-QKt5`).
-fn descriptive_forms(facts: &MoveFacts, lang: &Language, base: f32, out: &mut Vec<(String, f32)>) {
+fn descriptive_forms(
+    facts: &MoveFacts,
+    lang: &Language,
+    style: &Style,
+    out: &mut Vec<(String, f32)>,
+) {
+    let base = style.descriptive;
     let ln = |p: f32| p.ln();
     let knight_named = facts.role == Role::Knight
         || facts.captured == Some(Role::Knight)
         || [facts.from, facts.to]
             .iter()
             .any(|sq| matches!(sq.file(), File::B | File::G));
+    let knight_spellings = [("N", 0.0), ("Kt", style.descriptive_kt)];
     let spellings: &[(&str, f32)] = if knight_named {
-        &[("N", 0.0), ("Kt", -1.6)]
+        &knight_spellings
     } else {
-        &[("N", 0.0)]
+        &knight_spellings[..1]
     };
     let needs_mover = facts.needs_file || facts.needs_rank;
     for &(knight, spelling) in spellings {

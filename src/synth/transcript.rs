@@ -194,6 +194,14 @@ impl Writer {
         style.long_dash = never;
         style.long_plain = never;
         let mut parts = vec!["descriptive"];
+        // A writer keeps to one knight: `Kt` on some older sheets, `N` on most.
+        if rng.chance(0.3) {
+            style.descriptive_kt = 30.0;
+            parts.push("Kt");
+        } else {
+            style.descriptive_kt = never;
+            parts.push("N");
+        }
         if rng.chance(0.7) {
             style.check_ch = 0.0;
             style.check_marked = never;
