@@ -89,6 +89,7 @@ fn finds_every_cell_of_generated_photos_and_scans_of_every_layout() {
                     seed: 500 + (i * 2 + j) as u64,
                     dpi: 150.0,
                     capture: Some(capture),
+                    descriptive: false,
                 },
             )
             .expect("a sheet");

@@ -431,6 +431,7 @@ fn a_sheet_where_black_moves_first_is_read_from_blacks_first_cell() {
             seed: 5,
             dpi: 120.0,
             capture: Some(Capture::Scan),
+            descriptive: false,
         },
     )
     .unwrap();

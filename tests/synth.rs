@@ -66,6 +66,7 @@ fn rendered_sheets_replay_and_their_cells_lie_on_the_grid() {
                 seed: 7 + i as u64,
                 dpi: 120.0,
                 capture: Some(capture),
+                descriptive: false,
             },
         )
         .unwrap();
@@ -131,6 +132,7 @@ fn same_request_same_pixels() {
                 seed: 11,
                 dpi: 100.0,
                 capture: None,
+                descriptive: false,
             },
         )
         .unwrap()

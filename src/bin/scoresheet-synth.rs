@@ -96,6 +96,10 @@ struct Args {
     /// `same` for the sheet's own.
     #[arg(long, default_value = "same")]
     copy_lang: String,
+    /// Sheets written in English descriptive notation (`P-K4`, `N-KB3`, `PxP`), as English and
+    /// American players wrote until about 1980; needs `--lang en`.
+    #[arg(long)]
+    descriptive: bool,
 }
 
 fn main() -> ExitCode {
@@ -166,6 +170,11 @@ fn run(args: Args) -> Result<(), String> {
             "--copy-lang {code:?}: unknown language (see `scoresheet languages`)"
         ))?),
     };
+    if args.descriptive && langs.iter().any(|lang| lang.code != "en") {
+        return Err(
+            "--descriptive: descriptive notation is written in English; add --lang en".into(),
+        );
+    }
     let layouts = layouts(&args.layout)?;
     let capture = match args.capture.as_str() {
         "scan" => Some(Capture::Scan),
@@ -323,6 +332,7 @@ fn run(args: Args) -> Result<(), String> {
                         seed,
                         dpi: args.dpi,
                         capture,
+                        descriptive: args.descriptive,
                     },
                 )
                 .map_err(|e| format!("sheet {id}: {e}"))?;

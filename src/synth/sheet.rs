@@ -386,6 +386,8 @@ pub struct SheetRequest<'a> {
     /// Page resolution before the camera, dots per inch.
     pub dpi: f32,
     pub capture: Option<Capture>,
+    /// The writer writes English descriptive notation (`P-K4`, `N-KB3`) instead of algebraic.
+    pub descriptive: bool,
 }
 
 /// A rendered sheet: the image, the JPEG quality to save it with, and its truth.
@@ -400,7 +402,11 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
     let mut rng = Rng::new(request.seed);
     let layout = request.layout;
     let lang = request.language;
-    let writer = Writer::random(&mut rng);
+    let writer = if request.descriptive {
+        Writer::descriptive(&mut rng)
+    } else {
+        Writer::random(&mut rng)
+    };
     let hand = Hand::random(scripts, &mut rng);
     let (entries, written, skipped) =
         plan_entries(request.game, lang, &writer, layout.capacity(), &mut rng);
