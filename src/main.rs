@@ -43,8 +43,9 @@ enum Command {
     /// TABs, e.g. "12<TAB>Nf3<TAB>Nc6". Leave a cell empty if nothing is written, write "?" for
     /// an illegible cell; Black's last cell may be absent. Any notation a player uses is
     /// understood: piece letters of 30+ languages, long algebraic, ":" captures, 0-0, e8Q,
-    /// e.p., (=), and English descriptive notation (P-K4, N-KB3, PxP, Q-R5ch). Slips (missing disambiguation, wrong check marks, skipped or swapped moves,
-    /// misread letters) are corrected to the legal game and flagged for review.
+    /// e.p., (=), and English descriptive notation (P-K4, N-KB3, PxP, Q-R5ch). Slips (missing
+    /// disambiguation, wrong check marks, skipped or swapped moves, misread letters) are
+    /// corrected to the legal game and flagged for review.
     Decode(Box<DecodeArgs>),
     /// Find the move cells of a scoresheet image (photo or scan) and give each its ply.
     ///

@@ -214,9 +214,9 @@ fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Styl
     });
     let zeros = count(&|t| t.starts_with(&['0', '-', '0']));
     let letters = count(&|t| t.starts_with(&['O', '-', 'O']));
-    let checks = count(&|t| t.ends_with(&['+']) || t.ends_with(&['c', 'h']));
-    let descriptive = count(&|t| is_descriptive(t));
     let check_ch = count(&|t| t.ends_with(&['c', 'h']));
+    let checks = count(&|t| t.ends_with(&['+'])) + check_ch;
+    let descriptive = count(&|t| is_descriptive(t));
     let knights_kt = count(&|t| t.windows(2).any(|w| w == ['K', 't']));
     let mut style = base.clone();
     let settled = |seen: usize, against: usize| seen >= 3 && against == 0;
@@ -289,7 +289,8 @@ fn is_descriptive(text: &[char]) -> bool {
     let to_square = text.windows(3).any(|w| {
         w[0] == '-' && (w[1] == 'K' || w[1] == 'Q') && (w[2].is_ascii_digit() || is_piece(w[2]))
             || w[0] == '-' && is_piece(w[1]) && ('1'..='8').contains(&w[2])
-    }) || text.windows(3).any(|w| w == ['-', 'K', 't']);
+            || w == ['-', 'K', 't']
+    });
     let pawn_taken = text.first() == Some(&'P') && text.windows(2).any(|w| w == ['x', 'P']);
     starts_with_piece && to_square || pawn_taken
 }
