@@ -154,6 +154,7 @@ fn cell_crops_are_deterministic_labelled_and_not_blank() {
     let options = CellOptions {
         width: 192,
         height: 48,
+        descriptive: false,
     };
     let a = render_cells(scripts(), games(), &langs, 70, 90, 5, &options);
     let b = render_cells(scripts(), games(), &langs, 70, 90, 5, &options);
@@ -173,6 +174,45 @@ fn cell_crops_are_deterministic_labelled_and_not_blank() {
             assert!(!label.text.is_empty());
         }
     }
+}
+
+#[test]
+fn descriptive_cells_are_labelled_in_descriptive_notation() {
+    let english = [Language::by_code("en").unwrap()];
+    let options = CellOptions {
+        width: 192,
+        height: 48,
+        descriptive: true,
+    };
+    let batch = render_cells(scripts(), games(), &english, 0, 120, 9, &options);
+    let moves: Vec<&str> = batch
+        .labels
+        .iter()
+        .filter(|l| l.kind == "move")
+        .map(|l| l.text.as_str())
+        .collect();
+    assert!(
+        moves.len() >= 90,
+        "{} of 120 crops hold a move",
+        moves.len()
+    );
+    for text in &moves {
+        let chars: Vec<char> = text.chars().collect();
+        let algebraic_square = chars
+            .windows(2)
+            .any(|w| ('a'..='h').contains(&w[0]) && ('1'..='8').contains(&w[1]));
+        assert!(!algebraic_square, "{text:?} names an algebraic square");
+    }
+    let pieces_first = moves
+        .iter()
+        .filter(|t| t.starts_with(['P', 'N', 'B', 'R', 'Q', 'K']))
+        .count();
+    assert!(
+        pieces_first * 10 >= moves.len() * 8,
+        "{pieces_first} of {} cells start with a piece: {moves:?}",
+        moves.len()
+    );
+    assert!(moves.iter().any(|t| t.contains("P-")), "{moves:?}");
 }
 
 fn synth(out: &Path, extra: &[&str]) -> std::process::Output {

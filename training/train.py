@@ -260,8 +260,12 @@ def average(runs, out, val):
     print(f"averaged {', '.join(runs)} into {out}: {metrics}")
 
 
-def warm_start(model, onnx_path, images):
+def warm_start(model, onnx_path, images, onnx_charset, charset):
     """Loads the weights of an exported reader (`--export` output) into `model`.
+
+    `charset` may hold characters the exported reader's `onnx_charset` lacks (`--add-chars`):
+    their output rows start at zero weight and the lowest bias of the known characters, so the
+    reader starts out reading exactly as before and learns the new characters from the cells.
 
     The export folded each BatchNorm into the convolution before it, so each convolution gets
     the folded weight and its BatchNorm is set to add the folded bias back: its scale and
@@ -304,8 +308,16 @@ def warm_start(model, onnx_path, images):
             getattr(model.rnn, "bias_ih" + suffix).copy_(b[direction][: 4 * hidden][order])
             getattr(model.rnn, "bias_hh" + suffix).copy_(b[direction][4 * hidden :][order])
         matmul = next(n for n in graph.node if n.op_type == "MatMul")
-        model.out.weight.copy_(weights[matmul.input[1]].t())
-        model.out.bias.copy_(weights["out.bias"])
+        out_weight, out_bias = weights[matmul.input[1]].t(), weights["out.bias"]
+        old_class = {c: i + 1 for i, c in enumerate(onnx_charset)}
+        rows = [0] + [old_class.get(c, -1) for c in charset]
+        for new_row, old_row in enumerate(rows):
+            if old_row >= 0:
+                model.out.weight[new_row].copy_(out_weight[old_row])
+                model.out.bias[new_row] = out_bias[old_row]
+            else:
+                model.out.weight[new_row].zero_()
+                model.out.bias[new_row] = out_bias[1:].min()
 
 
 def save_checkpoint(path, model, optimiser, step, charset, metrics):
@@ -331,7 +343,8 @@ def train(args):
         charset = state["charset"]
     elif args.init_onnx:
         with open(os.path.splitext(args.init_onnx)[0] + ".json", encoding="utf-8") as f:
-            charset = json.load(f)["charset"]
+            onnx_charset = json.load(f)["charset"]
+        charset = "".join(sorted(set(onnx_charset) | set(args.add_chars)))
     else:
         charset = "".join(sorted(set(BASE_CHARSET) | {c for t in texts for c in t}))
     index = {c: i + 1 for i, c in enumerate(charset)}
@@ -348,7 +361,7 @@ def train(args):
         step = state["step"]
         print(f"resumed at step {step}")
     elif args.init_onnx:
-        warm_start(model, args.init_onnx, images[rng_sample(len(images), 512)])
+        warm_start(model, args.init_onnx, images[rng_sample(len(images), 512)], onnx_charset, charset)
         print(f"started from the weights of {args.init_onnx}: {evaluate(model, val_images, val_texts, charset)}")
     if args.steps == 0 and not state:
         # The warm-started reader as a run, to average with its fine-tunes (`--average`).
@@ -405,6 +418,8 @@ def main():
     parser.add_argument("--sharp", type=float, default=0.0,
                         help="share of training cells sharpened by an unsharp mask")
     parser.add_argument("--init-onnx", metavar="ONNX", help="start from an exported reader's weights (and charset)")
+    parser.add_argument("--add-chars", default="", metavar="CHARS",
+                        help="with --init-onnx: characters to add to the exported reader's charset")
     parser.add_argument("--export", metavar="STEM", help="write STEM.onnx and STEM.json from the checkpoint")
     parser.add_argument("--average", nargs="+", metavar="RUN",
                         help="write --run's checkpoint as the mean of these runs' weights (measured on --val)")

@@ -97,7 +97,8 @@ struct Args {
     #[arg(long, default_value = "same")]
     copy_lang: String,
     /// Sheets written in English descriptive notation (`P-K4`, `N-KB3`, `PxP`), as English and
-    /// American players wrote until about 1980; needs `--lang en`.
+    /// American players wrote until about 1980; needs `--lang en`. With --cells, every cell's
+    /// writer writes descriptive.
     #[arg(long)]
     descriptive: bool,
 }
@@ -269,7 +270,11 @@ fn run(args: Args) -> Result<(), String> {
                 "--cell-size {}: expected WIDTHxHEIGHT, e.g. 192x48",
                 args.cell_size
             ))?;
-        let options = CellOptions { width, height };
+        let options = CellOptions {
+            width,
+            height,
+            descriptive: args.descriptive,
+        };
         let shard = 10_000;
         let mut labels = BufWriter::new(
             fs::File::create(args.out.join("labels.tsv.part"))

@@ -23,6 +23,8 @@ const CELLS_PER_WRITER: usize = 40;
 pub struct CellOptions {
     pub width: u32,
     pub height: u32,
+    /// Every writer writes English descriptive notation (`P-K4`, `Kt-KB3`, `PxP`).
+    pub descriptive: bool,
 }
 
 /// What a crop shows.
@@ -82,11 +84,16 @@ fn writer_cells(
     langs: &[&'static Language],
     writer_index: usize,
     seed: u64,
+    descriptive: bool,
 ) -> WriterCells {
     let mut rng = Rng::new(seed ^ (writer_index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
     let language = langs[writer_index % langs.len()];
     let hand = Hand::random(scripts, &mut rng);
-    let writer = Writer::random(&mut rng);
+    let writer = if descriptive {
+        Writer::descriptive(&mut rng)
+    } else {
+        Writer::random(&mut rng)
+    };
     let game = pick_game(games, &mut rng);
     let entries = game
         .map(|g| plan_entries(&g, language, &writer, 240, &mut rng).0)
@@ -115,7 +122,14 @@ pub fn render_cells(
     let crops: Vec<(Vec<u8>, CellLabel)> = writers
         .into_par_iter()
         .flat_map_iter(|writer_index| {
-            let writer = writer_cells(scripts, games, langs, writer_index, seed);
+            let writer = writer_cells(
+                scripts,
+                games,
+                langs,
+                writer_index,
+                seed,
+                options.descriptive,
+            );
             let cells = (writer_index * CELLS_PER_WRITER).max(first)
                 ..((writer_index + 1) * CELLS_PER_WRITER).min(end);
             cells

@@ -380,7 +380,14 @@ pub(crate) fn notation_slip(
         Some(_) => slipped.check_false = 20.0,
         None => {}
     }
-    sample_form(facts, lang, &slipped, rng)
+    let text = sample_form(facts, lang, &slipped, rng);
+    // A descriptive writer's slip is a descriptive form short of a mark; where the slipped
+    // habits favour an algebraic form (`ef5` for `PxP`), the writer keeps to their own forms.
+    let chars: Vec<char> = text.chars().collect();
+    if writer.descriptive > 0.0 && last_square(&chars).is_some() {
+        return sample_form(facts, lang, writer, rng);
+    }
+    text
 }
 
 /// The wrong square: the destination's rank (mostly) or file off by one, as a hurried hand
