@@ -159,6 +159,11 @@ struct ReadArgs {
     /// models/reader-int8.onnx.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
+    /// The sheets are written in English descriptive notation (`P-K4`, `N-KB3`, `PxP`), as
+    /// English and American players wrote until about 1980: read them with the reader trained
+    /// on it (models/reader-descriptive-int8.onnx) and decode in English.
+    #[arg(long, conflicts_with = "model")]
+    descriptive: bool,
     /// Also write the review page: one self-contained HTML file with every move's cell crop,
     /// what was read, the move chosen, its confidence and alternatives, and the board.
     #[arg(long, value_name = "FILE.html")]
@@ -189,6 +194,11 @@ struct BatchArgs {
     /// The cell reader (.onnx with its .json card beside it); default: the shipped model.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
+    /// The sheets are written in English descriptive notation (`P-K4`, `N-KB3`, `PxP`), as
+    /// English and American players wrote until about 1980: read them with the reader trained
+    /// on it (models/reader-descriptive-int8.onnx) and decode in English.
+    #[arg(long, conflicts_with = "model")]
+    descriptive: bool,
 }
 
 /// What is known about a game besides what was written: its language, start and PGN tags.
@@ -312,14 +322,35 @@ fn write_output(output: Option<&Path>, text: &str) -> Result<(), String> {
     }
 }
 
-/// The reader `--model` names (loaded into `loaded`), or the shipped one.
+/// The reader `--model` names (loaded into `loaded`), the descriptive reader with
+/// `--descriptive`, or the shipped one.
 fn chosen_reader<'a>(
     model: Option<&Path>,
+    descriptive: bool,
     loaded: &'a mut Option<Reader>,
 ) -> Result<&'a Reader, String> {
     match model {
         Some(path) => Ok(loaded.insert(Reader::load(path).map_err(|e| e.to_string())?)),
+        None if descriptive => Reader::descriptive().map_err(|e| e.to_string()),
         None => Reader::shipped().map_err(|e| e.to_string()),
+    }
+}
+
+/// The language to decode in: English for descriptive sheets, which no other language wrote
+/// in our notation tables.
+fn language_for_notation(
+    language: LanguageChoice,
+    descriptive: bool,
+) -> Result<LanguageChoice, String> {
+    match language {
+        LanguageChoice::Fixed(lang) if descriptive && lang.code != "en" => Err(format!(
+            "--descriptive: descriptive notation is read in English, not {:?}; drop --lang",
+            lang.code
+        )),
+        _ if descriptive => Ok(LanguageChoice::Fixed(
+            Language::by_code("en").expect("English is a known language"),
+        )),
+        other => Ok(other),
     }
 }
 
@@ -337,7 +368,7 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
     // With the reader the page is also set the right way up ([`upright_cells`]).
     let (cells, readings) = if args.read {
         let mut loaded = None;
-        let reader = chosen_reader(args.model.as_deref(), &mut loaded)?;
+        let reader = chosen_reader(args.model.as_deref(), false, &mut loaded)?;
         let (cells, readings) = upright_cells(reader, &sheet, &options, CellsToRead::Every)
             .map_err(|e| e.to_string())?;
         (cells, Some(readings))
@@ -432,11 +463,11 @@ fn report_doubts(name: &str, game: &Game) {
 fn run_read(args: &ReadArgs) -> Result<(), String> {
     let options = ReadOptions {
         start: args.game.start()?,
-        language: args.game.language()?,
+        language: language_for_notation(args.game.language()?, args.descriptive)?,
         ..ReadOptions::default()
     };
     let mut loaded = None;
-    let reader = chosen_reader(args.model.as_deref(), &mut loaded)?;
+    let reader = chosen_reader(args.model.as_deref(), args.descriptive, &mut loaded)?;
     let FilesRead { sheets, copy, read } =
         read_game_files(&args.pages, &args.copy, reader, &options).map_err(|e| e.to_string())?;
     let tags = args.game.tags();
@@ -502,9 +533,10 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
         date: None,
     }
     .language()?;
+    let language = language_for_notation(language, args.descriptive)?;
     let games = batch::plan(&args.input).map_err(|e| e.to_string())?;
     let mut loaded = None;
-    let reader = chosen_reader(args.model.as_deref(), &mut loaded)?;
+    let reader = chosen_reader(args.model.as_deref(), args.descriptive, &mut loaded)?;
     let options = ReadOptions {
         language,
         ..ReadOptions::default()

@@ -327,6 +327,59 @@ fn cells_read_adds_the_model_reading_to_every_cell() {
 }
 
 #[test]
+fn reads_a_sheet_in_descriptive_notation_with_the_descriptive_reader() {
+    let sheet = "samples/descriptive/00002-en-single-40";
+    let out = scoresheet(&[
+        "read",
+        &format!("{sheet}.jpg"),
+        "--descriptive",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{sheet}.json")).unwrap()).unwrap();
+    assert_eq!(json["language"], "en");
+    let moves = json["moves"].as_array().unwrap();
+    let game = truth["moves_san"].as_array().unwrap();
+    let right = moves
+        .iter()
+        .zip(game)
+        .filter(|(read, truth)| read["san"] == **truth)
+        .count();
+    assert!(
+        right * 10 >= game.len() * 9,
+        "{right} of {} moves right",
+        game.len()
+    );
+    // What the report shows as written is in the sheet's notation, not algebraic.
+    let descriptive = moves
+        .iter()
+        .filter(|m| {
+            let written = m["written"].as_str().unwrap_or("");
+            written.starts_with(['P', 'N', 'B', 'R', 'Q', 'K']) && written.contains(['-', 'x'])
+        })
+        .count();
+    assert!(
+        descriptive * 2 >= moves.len(),
+        "{descriptive} of {}",
+        moves.len()
+    );
+    // Descriptive notation is English: another language is a clear error, before any reading.
+    assert_clear_error(
+        &scoresheet(&[
+            "read",
+            &format!("{sheet}.jpg"),
+            "--descriptive",
+            "--lang",
+            "de",
+        ]),
+        &["--descriptive", "English", "de"],
+    );
+}
+
+#[test]
 fn cells_errors_name_the_file_and_the_cause() {
     let text = temp_file("moves.jpg", b"1. e4 e5");
     let out = scoresheet(&["cells", text.to_str().unwrap()]);

@@ -12,7 +12,7 @@ pub mod model;
 
 pub use ctc::{Charset, Posteriors};
 pub use evidence::{CtcCell, DEFAULT_EVIDENCE_SCALE, READING_BEAM};
-pub use model::{shipped_model_path, ModelCard, Reader, RecognizeError};
+pub use model::{descriptive_model_path, shipped_model_path, ModelCard, Reader, RecognizeError};
 
 use image::GrayImage;
 

@@ -98,6 +98,18 @@ pub fn shipped_model_path() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("models/reader-int8.onnx"))
 }
 
+/// Where the reader of English descriptive notation lives (`P-K4`, `Kt-KB3`, `PxP`, which
+/// the shipped reader, trained on algebraic cells, misreads as `R-a4`):
+/// `$SCORESHEET_DESCRIPTIVE_MODEL` when set, else `models/reader-descriptive-int8.onnx` in
+/// the source tree the binary was built from.
+pub fn descriptive_model_path() -> PathBuf {
+    std::env::var_os("SCORESHEET_DESCRIPTIVE_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("models/reader-descriptive-int8.onnx")
+        })
+}
+
 /// A loaded cell reader.
 pub struct Reader {
     /// One single-threaded session per rayon thread, batches running side by side: the
@@ -118,6 +130,16 @@ impl Reader {
         static SHIPPED: OnceLock<Result<Reader, RecognizeError>> = OnceLock::new();
         SHIPPED
             .get_or_init(|| Reader::load(&shipped_model_path()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The reader of English descriptive notation ([`descriptive_model_path`]), loaded once
+    /// per process and shared.
+    pub fn descriptive() -> Result<&'static Reader, RecognizeError> {
+        static DESCRIPTIVE: OnceLock<Result<Reader, RecognizeError>> = OnceLock::new();
+        DESCRIPTIVE
+            .get_or_init(|| Reader::load(&descriptive_model_path()))
             .as_ref()
             .map_err(Clone::clone)
     }
