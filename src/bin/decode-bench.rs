@@ -735,11 +735,7 @@ fn main() {
                     let game = &games[(li * args.games + gi) % games.len()];
                     let moves = &game.moves[..game.moves.len().min(120)];
                     let mut rng = Rng::new(args.seed ^ ((li as u64) << 32) ^ gi as u64 ^ (noise.name.len() as u64 * 977));
-                    let writer = if args.descriptive {
-                        Writer::descriptive(&mut rng)
-                    } else {
-                        Writer::random(&mut rng)
-                    };
+                    let writer = Writer::drawn(args.descriptive, &mut rng);
                     let t = write_transcript(&start.position, moves, lang, &writer, noise, &mut rng);
                     let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
                     let clock = Instant::now();

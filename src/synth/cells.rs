@@ -89,11 +89,7 @@ fn writer_cells(
     let mut rng = Rng::new(seed ^ (writer_index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
     let language = langs[writer_index % langs.len()];
     let hand = Hand::random(scripts, &mut rng);
-    let writer = if descriptive {
-        Writer::descriptive(&mut rng)
-    } else {
-        Writer::random(&mut rng)
-    };
+    let writer = Writer::drawn(descriptive, &mut rng);
     let game = pick_game(games, &mut rng);
     let entries = game
         .map(|g| plan_entries(&g, language, &writer, 240, &mut rng).0)

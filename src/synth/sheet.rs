@@ -402,11 +402,7 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
     let mut rng = Rng::new(request.seed);
     let layout = request.layout;
     let lang = request.language;
-    let writer = if request.descriptive {
-        Writer::descriptive(&mut rng)
-    } else {
-        Writer::random(&mut rng)
-    };
+    let writer = Writer::drawn(request.descriptive, &mut rng);
     let hand = Hand::random(scripts, &mut rng);
     let (entries, written, skipped) =
         plan_entries(request.game, lang, &writer, layout.capacity(), &mut rng);

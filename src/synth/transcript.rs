@@ -183,6 +183,16 @@ impl Writer {
         }
     }
 
+    /// A writer of descriptive notation ([`Writer::descriptive`]) or of algebraic
+    /// ([`Writer::random`]), habits drawn at random.
+    pub fn drawn(descriptive: bool, rng: &mut Rng) -> Writer {
+        if descriptive {
+            Writer::descriptive(rng)
+        } else {
+            Writer::random(rng)
+        }
+    }
+
     /// An English or American writer of descriptive notation (`P-K4`, `N-KB3`, `PxP`,
     /// `Q-R5ch`), with the habits of the form drawn at random: the knight `N` or `Kt`, checks
     /// written `ch` or not at all, castling `O-O` or `0-0`.
