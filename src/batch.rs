@@ -229,6 +229,9 @@ pub struct BatchSummary {
     /// fit it so poorly that it may have begun elsewhere (`start_doubt` of the game's JSON,
     /// [`crate::read::GameRead::start_doubt`]).
     pub start_doubts: Vec<String>,
+    /// The first page of every finished game read in English descriptive notation
+    /// (`notation` of the game's JSON): told from its cells unless the batch was told.
+    pub descriptive: Vec<String>,
     pub seconds: f64,
 }
 
@@ -252,6 +255,7 @@ impl BatchSummary {
                 .map(|(file, degrees)| json!({"file": file, "degrees": degrees}))
                 .collect::<Vec<_>>(),
             "start_doubts": self.start_doubts,
+            "descriptive": self.descriptive,
             "seconds": (self.seconds * 10.0).round() / 10.0,
         })
     }
@@ -356,7 +360,7 @@ pub fn run(
     // The database and the counts cover every finished game of the shard, this run's or not.
     let (mut pgn, mut moves, mut flagged) = (String::new(), 0, 0);
     let (mut set_aside, mut torn_pages, mut turned_pages) = (Vec::new(), Vec::new(), Vec::new());
-    let mut start_doubts = Vec::new();
+    let (mut start_doubts, mut descriptive) = (Vec::new(), Vec::new());
     for game in &mine {
         let Ok(text) = std::fs::read_to_string(result_path(game)) else {
             continue;
@@ -371,6 +375,9 @@ pub fn run(
         }
         if json["start_doubt"].is_string() {
             start_doubts.push(game.pages[0].display().to_string());
+        }
+        if json["notation"] == "descriptive" {
+            descriptive.push(game.pages[0].display().to_string());
         }
         if let Some(pages) = json["torn_pages"].as_array() {
             torn_pages.extend(pages.iter().filter_map(Value::as_str).map(String::from));
@@ -410,6 +417,7 @@ pub fn run(
         torn_pages,
         turned_pages,
         start_doubts,
+        descriptive,
         seconds: started.elapsed().as_secs_f64(),
     };
     let text = serde_json::to_string_pretty(&summary.to_json()).unwrap_or_default() + "\n";

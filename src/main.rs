@@ -14,7 +14,8 @@ use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
 use scoresheet::page::{find_cells, PageOptions, Sheet};
 use scoresheet::read::{
-    read_game_files, torn_page_note, upright_cells, CellsToRead, FilesRead, ReadOptions,
+    read_game_files, torn_page_note, upright_cells, CellsToRead, FilesRead, NotationChoice,
+    ReadOptions,
 };
 use scoresheet::recognize::Reader;
 use scoresheet::report::{to_json, to_pgn, PgnTags};
@@ -114,6 +115,17 @@ enum Format {
     Json,
 }
 
+/// The notation of the sheets (`--notation`).
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum NotationArg {
+    /// Told from a sample of the first page's cells.
+    Auto,
+    /// FIDE's algebraic notation (e4, Nf3), in any language's piece letters.
+    Algebraic,
+    /// English descriptive notation (P-K4, N-KB3, PxP).
+    Descriptive,
+}
+
 #[derive(clap::Args)]
 struct DecodeArgs {
     /// The transcript file ("-" reads standard input).
@@ -159,10 +171,16 @@ struct ReadArgs {
     /// models/reader-int8.onnx.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
-    /// The sheets are written in English descriptive notation (`P-K4`, `N-KB3`, `PxP`), as
-    /// English and American players wrote until about 1980: read them with the reader trained
-    /// on it (models/reader-descriptive-int8.onnx) and decode in English.
-    #[arg(long, conflicts_with = "model")]
+    /// The notation the sheets are written in. "auto" reads a sample of the first page's
+    /// cells with the reader of English descriptive notation (`P-K4`, `N-KB3`, `PxP`, as
+    /// English and American players wrote until about 1980;
+    /// models/reader-descriptive-int8.onnx): a sheet that reads as descriptive is read with
+    /// that reader and decoded in English, any other with the algebraic one. With --model,
+    /// "auto" reads every sheet with that model as algebraic.
+    #[arg(long, value_enum, default_value = "auto")]
+    notation: NotationArg,
+    /// Short for --notation descriptive.
+    #[arg(long, conflicts_with = "notation")]
     descriptive: bool,
     /// Also write the review page: one self-contained HTML file with every move's cell crop,
     /// what was read, the move chosen, its confidence and alternatives, and the board.
@@ -194,10 +212,16 @@ struct BatchArgs {
     /// The cell reader (.onnx with its .json card beside it); default: the shipped model.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
-    /// The sheets are written in English descriptive notation (`P-K4`, `N-KB3`, `PxP`), as
-    /// English and American players wrote until about 1980: read them with the reader trained
-    /// on it (models/reader-descriptive-int8.onnx) and decode in English.
-    #[arg(long, conflicts_with = "model")]
+    /// The notation the sheets are written in. "auto" reads a sample of the first page's
+    /// cells with the reader of English descriptive notation (`P-K4`, `N-KB3`, `PxP`, as
+    /// English and American players wrote until about 1980;
+    /// models/reader-descriptive-int8.onnx): a sheet that reads as descriptive is read with
+    /// that reader and decoded in English, any other with the algebraic one. With --model,
+    /// "auto" reads every sheet with that model as algebraic.
+    #[arg(long, value_enum, default_value = "auto")]
+    notation: NotationArg,
+    /// Short for --notation descriptive.
+    #[arg(long, conflicts_with = "notation")]
     descriptive: bool,
 }
 
@@ -322,36 +346,46 @@ fn write_output(output: Option<&Path>, text: &str) -> Result<(), String> {
     }
 }
 
-/// The reader `--model` names (loaded into `loaded`), the descriptive reader with
-/// `--descriptive`, or the shipped one.
-fn chosen_reader<'a>(
+/// How the sheets are read: the reader of their cells (the one `--model` names, loaded into
+/// `loaded`; the descriptive reader for descriptive sheets; else the shipped one), how their
+/// notation is known, and the language to decode in (English for descriptive sheets, which
+/// no other language wrote in our notation tables).
+fn chosen_reading<'a>(
     model: Option<&Path>,
-    descriptive: bool,
-    loaded: &'a mut Option<Reader>,
-) -> Result<&'a Reader, String> {
-    match model {
-        Some(path) => Ok(loaded.insert(Reader::load(path).map_err(|e| e.to_string())?)),
-        None if descriptive => Reader::descriptive().map_err(|e| e.to_string()),
-        None => Reader::shipped().map_err(|e| e.to_string()),
-    }
-}
-
-/// The language to decode in: English for descriptive sheets, which no other language wrote
-/// in our notation tables.
-fn language_for_notation(
+    notation: NotationArg,
     language: LanguageChoice,
-    descriptive: bool,
-) -> Result<LanguageChoice, String> {
-    match language {
-        LanguageChoice::Fixed(lang) if descriptive && lang.code != "en" => Err(format!(
-            "--descriptive: descriptive notation is read in English, not {:?}; drop --lang",
-            lang.code
-        )),
-        _ if descriptive => Ok(LanguageChoice::Fixed(
-            Language::by_code("en").expect("English is a known language"),
-        )),
-        other => Ok(other),
+    loaded: &'a mut Option<Reader>,
+) -> Result<(&'a Reader, NotationChoice, LanguageChoice), String> {
+    let english = Language::by_code("en").expect("English is a known language");
+    let english_or_any = match language {
+        LanguageChoice::Fixed(lang) => lang.code == english.code,
+        LanguageChoice::Auto => true,
+    };
+    if let (NotationArg::Descriptive, LanguageChoice::Fixed(lang)) = (notation, language) {
+        if !english_or_any {
+            return Err(format!(
+                "--descriptive (--notation descriptive): descriptive notation is read in \
+                 English, not {:?}; drop --lang",
+                lang.code
+            ));
+        }
     }
+    let loaded_reader = |path: &Path| Reader::load(path).map_err(|e| e.to_string());
+    let descriptive_reader = || Reader::descriptive().map_err(|e| e.to_string());
+    let reader = match model {
+        Some(path) => &*loaded.insert(loaded_reader(path)?),
+        None if notation == NotationArg::Descriptive => descriptive_reader()?,
+        None => Reader::shipped().map_err(|e| e.to_string())?,
+    };
+    let (choice, language) = match notation {
+        NotationArg::Descriptive => (NotationChoice::Descriptive, LanguageChoice::Fixed(english)),
+        // A sheet in another language's letters is algebraic: descriptive is English only.
+        NotationArg::Auto if model.is_none() && english_or_any => {
+            (NotationChoice::Detect(descriptive_reader()?), language)
+        }
+        NotationArg::Auto | NotationArg::Algebraic => (NotationChoice::Algebraic, language),
+    };
+    Ok((reader, choice, language))
 }
 
 fn run_cells(args: &CellsArgs) -> Result<(), String> {
@@ -368,7 +402,12 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
     // With the reader the page is also set the right way up ([`upright_cells`]).
     let (cells, readings) = if args.read {
         let mut loaded = None;
-        let reader = chosen_reader(args.model.as_deref(), false, &mut loaded)?;
+        let (reader, _, _) = chosen_reading(
+            args.model.as_deref(),
+            NotationArg::Algebraic,
+            LanguageChoice::Auto,
+            &mut loaded,
+        )?;
         let (cells, readings) = upright_cells(reader, &sheet, &options, CellsToRead::Every)
             .map_err(|e| e.to_string())?;
         (cells, Some(readings))
@@ -461,13 +500,25 @@ fn report_doubts(name: &str, game: &Game) {
 }
 
 fn run_read(args: &ReadArgs) -> Result<(), String> {
+    let notation = if args.descriptive {
+        NotationArg::Descriptive
+    } else {
+        args.notation
+    };
+    let start = args.game.start()?;
+    let mut loaded = None;
+    let (reader, notation, language) = chosen_reading(
+        args.model.as_deref(),
+        notation,
+        args.game.language()?,
+        &mut loaded,
+    )?;
     let options = ReadOptions {
-        start: args.game.start()?,
-        language: language_for_notation(args.game.language()?, args.descriptive)?,
+        start,
+        language,
+        notation,
         ..ReadOptions::default()
     };
-    let mut loaded = None;
-    let reader = chosen_reader(args.model.as_deref(), args.descriptive, &mut loaded)?;
     let FilesRead { sheets, copy, read } =
         read_game_files(&args.pages, &args.copy, reader, &options).map_err(|e| e.to_string())?;
     let tags = args.game.tags();
@@ -499,6 +550,11 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     }
     for note in read.turned_page_notes() {
         eprintln!("note: {note}");
+    }
+    if matches!(options.notation, NotationChoice::Detect(_)) {
+        if let Some(note) = read.notation_note() {
+            eprintln!("{name}: note: {note}");
+        }
     }
     if let Some(note) = read.start_note() {
         eprintln!("{name}: warning: {note}");
@@ -533,12 +589,18 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
         date: None,
     }
     .language()?;
-    let language = language_for_notation(language, args.descriptive)?;
-    let games = batch::plan(&args.input).map_err(|e| e.to_string())?;
+    let notation = if args.descriptive {
+        NotationArg::Descriptive
+    } else {
+        args.notation
+    };
     let mut loaded = None;
-    let reader = chosen_reader(args.model.as_deref(), args.descriptive, &mut loaded)?;
+    let (reader, notation, language) =
+        chosen_reading(args.model.as_deref(), notation, language, &mut loaded)?;
+    let games = batch::plan(&args.input).map_err(|e| e.to_string())?;
     let options = ReadOptions {
         language,
+        notation,
         ..ReadOptions::default()
     };
     let pool = rayon::ThreadPoolBuilder::new()

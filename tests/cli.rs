@@ -327,19 +327,20 @@ fn cells_read_adds_the_model_reading_to_every_cell() {
 }
 
 #[test]
-fn reads_a_sheet_in_descriptive_notation_with_the_descriptive_reader() {
+fn tells_a_sheet_in_descriptive_notation_and_reads_it_with_the_descriptive_reader() {
     let sheet = "samples/descriptive/00002-en-single-40";
-    let out = scoresheet(&[
-        "read",
-        &format!("{sheet}.jpg"),
-        "--descriptive",
-        "--format",
-        "json",
-    ]);
+    // Not told the notation: a sample of the cells tells it, and the user is told so.
+    let out = scoresheet(&["read", &format!("{sheet}.jpg"), "--format", "json"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("English descriptive notation"),
+        "{}",
+        stderr(&out)
+    );
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let truth: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(format!("{sheet}.json")).unwrap()).unwrap();
+    assert_eq!(json["notation"], "descriptive");
     assert_eq!(json["language"], "en");
     let moves = json["moves"].as_array().unwrap();
     let game = truth["moves_san"].as_array().unwrap();
@@ -485,8 +486,10 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
         summary["turned_pages"],
         serde_json::json!([{"file": upside_down.to_str().unwrap(), "degrees": 180.0}])
     );
-    // Games from the usual start, read as such: no start in doubt.
+    // Games from the usual start, read as such: no start in doubt; in algebraic notation,
+    // told so from their cells.
     assert_eq!(summary["start_doubts"], serde_json::json!([]));
+    assert_eq!(summary["descriptive"], serde_json::json!([]));
     for stem in [
         "00001-de-single-40",
         "00002-ru-chesscom-2x25",
@@ -498,6 +501,7 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
         .unwrap();
         assert!(game["moves"].as_array().unwrap().len() > 40, "{stem}");
         assert!(game["start_doubt"].is_null(), "{stem}");
+        assert_eq!(game["notation"], "algebraic", "{stem}");
         assert_eq!(
             game["torn_pages"].as_array().unwrap().len(),
             usize::from(stem.starts_with("00002"))

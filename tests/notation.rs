@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use scoresheet::games::{read_pgn_file, shared_data_dir};
 use scoresheet::notation::{
-    canonical, for_each_form, interpret, legal_moves_with_facts, san_in, Language, Style, Written,
-    LANGUAGES,
+    canonical, for_each_form, interpret, legal_moves_with_facts, looks_descriptive,
+    names_algebraic_square, san_in, Language, Style, Written, LANGUAGES,
 };
 use shakmaty::{san::SanPlus, Chess, Move, Position};
 
@@ -406,6 +406,29 @@ fn a_careful_descriptive_writer_names_each_move_so_that_no_other_shares_it() {
     // The careful form can still be shared, `KNxP` where both of the king's knight's captures
     // take a pawn, say; the board and the other cells decide those.
     assert!(unique * 100 >= moves_seen * 99, "{unique} of {moves_seen}");
+}
+
+/// What tells a sheet's notation from its cells: descriptive moves name squares by pieces'
+/// files, algebraic ones by file letters.
+#[test]
+fn descriptive_and_algebraic_cells_are_told_apart() {
+    let chars = |text: &str| text.chars().collect::<Vec<char>>();
+    for text in [
+        "P-K4", "N-KB3", "Kt-QB3", "B-N5", "PxP", "P-Q4ch", "R(1)-Q1", "QR-Q1", "K-R1",
+    ] {
+        assert!(looks_descriptive(&chars(text)), "{text}");
+        assert!(!names_algebraic_square(&chars(text)), "{text}");
+    }
+    for text in [
+        "e4", "Nf3", "exd5", "Ng1-f3", "e2e4", "Bb5+", "Kрe1-d1", "Фd8-c7", "e8=Q", "Rxa8#",
+    ] {
+        assert!(names_algebraic_square(&chars(text)), "{text}");
+        assert!(!looks_descriptive(&chars(text)), "{text}");
+    }
+    // Castling and a capture named by its pieces are written alike in both.
+    for text in ["O-O", "0-0-0", "BxN", "RxR"] {
+        assert!(!names_algebraic_square(&chars(text)), "{text}");
+    }
 }
 
 #[test]

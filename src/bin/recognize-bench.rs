@@ -14,7 +14,7 @@ use scoresheet::decode::{line_score, search_loss, CellEvidence};
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{read_game, CellReading, GameRead, ReadOptions};
+use scoresheet::read::{read_game, CellReading, GameRead, NotationChoice, ReadOptions};
 use scoresheet::recognize::ctc::latin_lookalike;
 use scoresheet::recognize::{
     crop_cells, read_crops, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
@@ -54,6 +54,9 @@ struct Args {
     /// Folders of generated sheets (`scoresheet-synth --out DIR`) to read end to end.
     #[arg(long)]
     sheets: Vec<PathBuf>,
+    /// Print each generated sheet's plies read right, plies flagged and seconds taken.
+    #[arg(long)]
+    per_sheet: bool,
     /// At most this many sheets of each folder.
     #[arg(long, default_value_t = 60)]
     sheet_limit: usize,
@@ -64,6 +67,11 @@ struct Args {
     /// decode-bench's `--set` does for the typed defaults (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     overrides: Vec<String>,
+    /// Read every sheet as algebraic. By default, as `scoresheet read` does, a sample of each
+    /// sheet's cells is read with the reader of descriptive notation to tell a descriptive
+    /// sheet, which is then read with that reader (not with --model).
+    #[arg(long)]
+    algebraic: bool,
     /// Decode each sheet once, without learning how the reader misreads its writer
     /// (`read::writer`).
     #[arg(long)]
@@ -104,10 +112,16 @@ fn run(args: &Args) -> Result<(), String> {
     for folder in &args.cells {
         generated(&reader, folder, args.limit)?;
     }
+    let notation = if args.algebraic || args.model.is_some() {
+        NotationChoice::Algebraic
+    } else {
+        NotationChoice::Detect(Reader::descriptive().map_err(|e| e.to_string())?)
+    };
     let options = ReadOptions {
         evidence_scale: args.evidence_scale,
         adapt_to_writer: !args.no_writer_adaptation,
         decoder,
+        notation,
         ..ReadOptions::default()
     };
     for folder in &args.sheets {
@@ -116,6 +130,7 @@ fn run(args: &Args) -> Result<(), String> {
             folder,
             args.sheet_limit,
             args.show_errors,
+            args.per_sheet,
             &options,
         )?;
     }
@@ -592,6 +607,7 @@ fn generated_sheets(
     folder: &Path,
     limit: usize,
     show_errors: bool,
+    per_sheet: bool,
     options: &ReadOptions,
 ) -> Result<(), String> {
     let mut truths: Vec<PathBuf> = std::fs::read_dir(folder)
@@ -711,6 +727,17 @@ fn generated_sheets(
         };
         let tally = score(&read);
         let right = tally.right;
+        if per_sheet {
+            let (seconds, name) = timed.last().map_or((0.0, ""), |(s, n)| (*s, n.as_str()));
+            let notation = read
+                .as_ref()
+                .map_or("not read", |read| read.notation.name());
+            println!(
+                "  {name:<28} {right:>3} of {:>3} plies right  {:>3} flagged  {seconds:>6.2} s  {notation}",
+                played.len(),
+                tally.flagged
+            );
+        }
         if let (true, Ok(read)) = (show_errors && right < played.len(), &read) {
             let code = truth["language"].as_str().unwrap_or("en");
             let language = Language::by_code(code).ok_or(format!("no language {code}"))?;
@@ -761,6 +788,12 @@ fn generated_sheets(
             // fonts no reader was trained on (models/README.md); on seeds 99 and 102 the
             // fonts' sheets hold about half the errors.
             format!("hand {}", truth["flags"]["hand"].as_str().unwrap_or("?")),
+            // The notation the sheet was read in (told from its cells unless --algebraic).
+            format!(
+                "read as {}",
+                read.as_ref()
+                    .map_or("(not read)", |read| read.notation.name())
+            ),
             "all".to_string(),
         ] {
             groups.entry(key).or_default().add(played.len(), tally);

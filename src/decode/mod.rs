@@ -34,7 +34,7 @@ pub use prior::{fit_prior, MovePrior, ATTACK_FEATURES, FEATURE_NAMES as PRIOR_FE
 pub use transcript::{Transcript, TranscriptError};
 pub use tree::{OpeningTree, TREE_MIN_GAMES, TREE_MIN_MOVE, TREE_PLIES};
 
-use crate::notation::{distinct_languages, Language, Style};
+use crate::notation::{distinct_languages, looks_descriptive, Language, Style};
 use crate::start::StartPosition;
 use lattice::Lattice;
 
@@ -216,7 +216,7 @@ fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Styl
     let letters = count(&|t| t.starts_with(&['O', '-', 'O']));
     let check_ch = count(&|t| t.ends_with(&['c', 'h']));
     let checks = count(&|t| t.ends_with(&['+'])) + check_ch;
-    let descriptive = count(&|t| is_descriptive(t));
+    let descriptive = count(&|t| looks_descriptive(t));
     let knights_kt = count(&|t| t.windows(2).any(|w| w == ['K', 't']));
     let mut style = base.clone();
     let settled = |seen: usize, against: usize| seen >= 3 && against == 0;
@@ -278,21 +278,6 @@ fn style_of_texts<'t>(read: impl Iterator<Item = &'t str>, base: &Style) -> Styl
         style.mate_unmarked = (0.4f32).ln();
     }
     style
-}
-
-/// Whether a cell reads as English descriptive notation: a piece moving to a square named by
-/// its file's piece (`P-K4`, `N-QB3`, `Kt-KB3`, `R(1)-Q1`) or taking a piece named by its
-/// letter (`PxP`, `BxN`, `NxKP`); never algebraic, where a dash is followed by a file or `O`.
-fn is_descriptive(text: &[char]) -> bool {
-    let is_piece = |c: char| matches!(c, 'K' | 'Q' | 'R' | 'B' | 'N' | 'P');
-    let starts_with_piece = text.first().is_some_and(|&c| is_piece(c));
-    let to_square = text.windows(3).any(|w| {
-        w[0] == '-' && (w[1] == 'K' || w[1] == 'Q') && (w[2].is_ascii_digit() || is_piece(w[2]))
-            || w[0] == '-' && is_piece(w[1]) && ('1'..='8').contains(&w[2])
-            || w == ['-', 'K', 't']
-    });
-    let pawn_taken = text.first() == Some(&'P') && text.windows(2).any(|w| w == ['x', 'P']);
-    starts_with_piece && to_square || pawn_taken
 }
 
 fn trim_trailing_blanks<E: CellEvidence>(cells: &[E]) -> &[E] {
@@ -815,7 +800,7 @@ mod tests {
         assert_eq!(style.check_ch, f32::NEG_INFINITY);
         for text in algebraic {
             let chars: Vec<char> = text.chars().collect();
-            assert!(!is_descriptive(&chars), "{text}");
+            assert!(!looks_descriptive(&chars), "{text}");
         }
     }
 

@@ -51,6 +51,49 @@ impl Written {
     }
 }
 
+/// The two ways of naming squares that players have written: algebraic (`e4`, `Nf3`), FIDE's
+/// since 1981, and English descriptive (`P-K4`, `N-KB3`), the English and American players'
+/// until about then. A sheet keeps to one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Notation {
+    #[default]
+    Algebraic,
+    Descriptive,
+}
+
+impl Notation {
+    /// Its name in JSON and messages: `algebraic` or `descriptive`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Notation::Algebraic => "algebraic",
+            Notation::Descriptive => "descriptive",
+        }
+    }
+}
+
+/// Whether a cell reads as English descriptive notation: a piece moving to a square named by
+/// its file's piece (`P-K4`, `N-QB3`, `Kt-KB3`, `R(1)-Q1`) or a pawn taking a pawn (`PxP`);
+/// never algebraic, where a dash is followed by a file or `O`. A capture named by its pieces
+/// alone (`BxN`) is not counted: algebraic writers write it too.
+pub fn looks_descriptive(text: &[char]) -> bool {
+    let is_piece = |c: char| matches!(c, 'K' | 'Q' | 'R' | 'B' | 'N' | 'P');
+    let starts_with_piece = text.first().is_some_and(|&c| is_piece(c));
+    let to_square = text.windows(3).any(|w| {
+        w[0] == '-' && (w[1] == 'K' || w[1] == 'Q') && (w[2].is_ascii_digit() || is_piece(w[2]))
+            || w[0] == '-' && is_piece(w[1]) && ('1'..='8').contains(&w[2])
+            || w == ['-', 'K', 't']
+    });
+    let pawn_taken = text.first() == Some(&'P') && text.windows(2).any(|w| w == ['x', 'P']);
+    starts_with_piece && to_square || pawn_taken
+}
+
+/// Whether a cell names a square algebraically, a file letter then a rank (`e4`, `Nf3`,
+/// `exd5`, `Ng1-f3`): what descriptive notation never writes (its files are pieces' names).
+pub fn names_algebraic_square(text: &[char]) -> bool {
+    text.windows(2)
+        .any(|w| ('a'..='h').contains(&w[0]) && ('1'..='8').contains(&w[1]))
+}
+
 /// Every legal move of `pos` with the facts that decide how it is written.
 pub fn legal_moves_with_facts(pos: &Chess) -> Vec<(Move, MoveFacts)> {
     let legal = pos.legal_moves();
