@@ -357,12 +357,12 @@ fn chosen_reading<'a>(
     loaded: &'a mut Option<Reader>,
 ) -> Result<(&'a Reader, NotationChoice, LanguageChoice), String> {
     let english = Language::by_code("en").expect("English is a known language");
-    let english_or_any = match language {
+    let may_be_english = match language {
         LanguageChoice::Fixed(lang) => lang.code == english.code,
         LanguageChoice::Auto => true,
     };
     if let (NotationArg::Descriptive, LanguageChoice::Fixed(lang)) = (notation, language) {
-        if !english_or_any {
+        if !may_be_english {
             return Err(format!(
                 "--descriptive (--notation descriptive): descriptive notation is read in \
                  English, not {:?}; drop --lang",
@@ -380,9 +380,17 @@ fn chosen_reading<'a>(
     let (choice, language) = match notation {
         NotationArg::Descriptive => (NotationChoice::Descriptive, LanguageChoice::Fixed(english)),
         // A sheet in another language's letters is algebraic: descriptive is English only.
-        NotationArg::Auto if model.is_none() && english_or_any => {
-            (NotationChoice::Detect(descriptive_reader()?), language)
-        }
+        NotationArg::Auto if model.is_none() && may_be_english => match descriptive_reader() {
+            Ok(descriptive) => (NotationChoice::Detect(descriptive), language),
+            // Not asked for: the algebraic sheets, nearly all, are still read.
+            Err(error) => {
+                eprintln!(
+                    "warning: {error}; sheets in descriptive notation cannot be told, every \
+                     sheet is read as algebraic"
+                );
+                (NotationChoice::Algebraic, language)
+            }
+        },
         NotationArg::Auto | NotationArg::Algebraic => (NotationChoice::Algebraic, language),
     };
     Ok((reader, choice, language))

@@ -381,6 +381,34 @@ fn tells_a_sheet_in_descriptive_notation_and_reads_it_with_the_descriptive_reade
 }
 
 #[test]
+fn without_the_descriptive_reader_sheets_are_read_as_algebraic_with_a_warning() {
+    let read = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_scoresheet"))
+            .args(["read", "samples/sheets/00002-ru-chesscom-2x25.jpg"])
+            .args(extra)
+            .env("SCORESHEET_DESCRIPTIVE_MODEL", "no/such/descriptive.onnx")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("the scoresheet binary runs")
+    };
+    // Not asked for, a missing descriptive reader costs only the telling: the sheet is read.
+    let out = read(&["--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: ")
+            && err.contains("no/such/descriptive.json")
+            && err.contains("read as algebraic"),
+        "{err}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["notation"], "algebraic");
+    assert!(json["moves"].as_array().unwrap().len() > 90);
+    // Asked for, it is an error naming the file.
+    assert_clear_error(&read(&["--descriptive"]), &["no/such/descriptive.json"]);
+}
+
+#[test]
 fn cells_errors_name_the_file_and_the_cause() {
     let text = temp_file("moves.jpg", b"1. e4 e5");
     let out = scoresheet(&["cells", text.to_str().unwrap()]);
