@@ -7,8 +7,14 @@ use std::process::{Command, Output};
 use scoresheet::recognize::ctc::look_alike;
 
 fn scoresheet(args: &[&str]) -> Output {
+    scoresheet_with_env(args, &[])
+}
+
+/// The binary run with these environment variables set (`(name, value)`).
+fn scoresheet_with_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_scoresheet"))
         .args(args)
+        .envs(vars.iter().copied())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("the scoresheet binary runs")
@@ -383,13 +389,15 @@ fn tells_a_sheet_in_descriptive_notation_and_reads_it_with_the_descriptive_reade
 #[test]
 fn without_the_descriptive_reader_sheets_are_read_as_algebraic_with_a_warning() {
     let read = |extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_scoresheet"))
-            .args(["read", "samples/sheets/00002-ru-chesscom-2x25.jpg"])
-            .args(extra)
-            .env("SCORESHEET_DESCRIPTIVE_MODEL", "no/such/descriptive.onnx")
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("the scoresheet binary runs")
+        let args = [
+            &["read", "samples/sheets/00002-ru-chesscom-2x25.jpg"],
+            extra,
+        ]
+        .concat();
+        scoresheet_with_env(
+            &args,
+            &[("SCORESHEET_DESCRIPTIVE_MODEL", "no/such/descriptive.onnx")],
+        )
     };
     // Not asked for, a missing descriptive reader costs only the telling: the sheet is read.
     let out = read(&["--format", "json"]);
