@@ -11,8 +11,8 @@ use shakmaty::{Color, Position};
 
 pub use crate::decode::WhichSheet;
 use crate::decode::{
-    decode_remembering, mark_sheets_differ, CellEvidence, DecodedMove, DecoderConfig, Game,
-    LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
+    decode_remembering, line_score, mark_sheets_differ, CellEvidence, DecodedMove, DecoderConfig,
+    Game, LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
 };
 use crate::notation::{looks_descriptive, names_algebraic_square, Language, Notation};
 use crate::page::crop::reading_crops;
@@ -365,7 +365,7 @@ pub fn read_game(
         let (last, adapted) = writer::adapt_in_rounds(
             game,
             |game| writer::learn(game, &evidence, &sheets_read, copy_language),
-            |learnt| {
+            |learnt, before| {
                 let adapted = learnt.taken_through(&evidence, &sheets_read, options.evidence_scale);
                 let game = decode_remembering(
                     &adapted,
@@ -374,7 +374,18 @@ pub fn read_game(
                     &decoder,
                     &priors,
                 );
-                (game, adapted)
+                // The new readings can lead this round's search astray from a game that a
+                // wider search found the round before: the likelier game is kept.
+                let before_scores = line_score(
+                    &adapted,
+                    &options.start,
+                    before.language,
+                    &before.played_moves(),
+                    &decoder,
+                );
+                let search_missed = before_scores
+                    .is_some_and(|score| score > game.score + writer::SEARCH_MISS_NATS);
+                (!search_missed).then_some((game, adapted))
             },
             writer::MAX_ROUNDS,
         );
