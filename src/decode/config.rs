@@ -252,11 +252,12 @@ impl DecoderConfig {
     /// Estonian 77 → 92%; seed 101 96.65 → 96.74%; seeds 99, 100 and real-dev unchanged;
     /// median time per sheet about 0.1 s more). Every language at once is worse (96.47%, and
     /// 1.3 s a sheet): the more rivals, the likelier one explains a misreading better.
-    /// The 4,096-wide third search also runs where the rescued game still needs two slips that
-    /// shift the cells: a Norwegian sheet's rescue kept a game that invents two unwritten moves
-    /// to line its rooks up with the last ten cells, and the true game, 12 nats likelier, was
-    /// pruned 20 cells before (seed 99 98.22 → 98.47%; seeds 100–102 and real-dev unchanged;
-    /// median and p90 time unchanged; from one such slip: no gain and 0.2 s more median).
+    /// The third search (then 4,096 wide) also runs where the rescued game still needs two
+    /// slips that shift the cells: a Norwegian sheet's rescue kept a game that invents two
+    /// unwritten moves to line its rooks up with the last ten cells, and the true game, 12 nats
+    /// likelier, was pruned 20 cells before (seed 99 98.22 → 98.47%; seeds 100–102 and
+    /// real-dev unchanged; median and p90 time unchanged; from one such slip: no gain and 0.2
+    /// s more median).
     /// A blank or illegible cell's move is reconsidered up to 12 cells back where a later cell
     /// fits badly (`blank_lookback`): a Swedish sheet's `Tc8` read from nothing was needed
     /// eight plies later by `Tc4`, and even a 1,024-wide beam had dropped it, ranking a blank
@@ -265,6 +266,12 @@ impl DecoderConfig {
     /// unchanged within the machine's drift). Typed transcripts keep it off: medium noise
     /// reads the same, heavy noise seeds 1 / 2 94.99 / 95.66 → 94.96 / 95.96% for 3–8% more
     /// median time.
+    /// The third search is 16,384 wide (4,096 before 2026-12-04): on a hard hand the true
+    /// game is still pruned at 4,096 (a Greek sheet 57 → 81 of 81 plies, an Armenian one 39
+    /// → 49 of 57; seeds 99 / 100 / 101 / 102 98.45 / 98.40 / 98.19 / 97.50 → 98.53 / 98.40
+    /// / 98.19 / 98.24%, real-dev 97.76 → 98.42%), with writer adaptation keeping a round's
+    /// game that the next round's narrower search misses (`read::writer`). The cost falls on
+    /// the sheets that escalate: mean time a sheet 0.67–1.25 → 0.82–2.17 s, median unchanged.
     pub fn for_handwriting() -> DecoderConfig {
         let typed = DecoderConfig::default();
         DecoderConfig {
@@ -274,6 +281,7 @@ impl DecoderConfig {
             rescue_back: 20,
             rescue_finalists_within: 10.0,
             rescue_escalation_troubled: 6,
+            rescue_escalation_width: 16_384,
             rescue_escalation_slips: 2,
             // Off: on the generated sheets of seeds 99-102 the rescues it adds (with their
             // finalists and escalations) found no move the others missed, and took time.
