@@ -540,7 +540,8 @@ fn cells_of(
             ] {
                 let flat_quad = block.cell(row, left, right);
                 let share = table::ink_share(&flat_quad, &writing, INK_MARGIN);
-                let overrun = table::writing_overrun(&flat_quad, &writing, INK_MARGIN.1);
+                let overrun =
+                    table::writing_overrun(&flat_quad, &writing, INK_MARGIN.1, side == Side::White);
                 let quad = to_image(flat_quad);
                 cells.push(Cell {
                     ply: 2 * move_number - u32::from(side == Side::White),

@@ -411,8 +411,11 @@ pub fn ink_share(quad: &Quad, ink: &Mask, margin: (f32, f32)) -> f32 {
 /// the share of its height above and below left out (the rulings and a neighbour's
 /// strokes). The writing runs over where ink on both sides of the border comes closer
 /// than a gap between two words ([`OVERRUN_GAP`] of the cell's height), the ruling's own
-/// columns left out; it reaches as far as such gaps go on.
-pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32) -> f32 {
+/// columns left out; it reaches as far as such gaps go on. `before_a_box`: the cell's right
+/// neighbour is a move box of the same row (White's cell is Black's), where an empty box's
+/// move may also begin just past the border, before the neighbour's own move; beyond
+/// Black's column lie printed move numbers, which would read the same way.
+pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32, before_a_box: bool) -> f32 {
     let left = (quad[0][0] + quad[3][0]) / 2.0;
     let border = (quad[1][0] + quad[2][0]) / 2.0;
     let y0 = quad[0][1].max(quad[1][1]);
@@ -437,34 +440,66 @@ pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32) -> f32 {
             Some(count >= 2)
         }
     };
+    // The end of the run of writing from `start` on: its last inked column past the ruling,
+    // and whether a gap ended it before the farthest look.
+    let run_from = |start: i64| -> (Option<i64>, bool) {
+        let mut end = None;
+        let mut blank_run = 0;
+        // The gap across the border counts only the columns that are not the ruling's.
+        for x in start..to {
+            match column(x) {
+                Some(true) => {
+                    if x > border_x + ruling_reach {
+                        end = Some(x);
+                    }
+                    blank_run = 0;
+                }
+                Some(false) => {
+                    blank_run += 1;
+                    if blank_run >= gap {
+                        return (end, true);
+                    }
+                }
+                None => {}
+            }
+        }
+        (end, false)
+    };
+    let reach = |end: i64| (end - border_x) as f32 / w;
     // The writing nearest the border on its left, then on its right.
-    let Some(last_inside) = (from..border_x).rev().find(|&x| column(x) == Some(true)) else {
+    if let Some(last_inside) = (from..border_x).rev().find(|&x| column(x) == Some(true)) {
+        return run_from(last_inside + 1).0.map_or(0.0, reach);
+    }
+    // An empty box whose move was written past its border, beginning just after it: a run
+    // that ends well inside the neighbour and is followed there by the neighbour's own move.
+    // Alone in the neighbour, the same strokes are more likely its own move written to the
+    // left than this box's written outside it.
+    let box_empty = (left as i64 + ruling_reach..border_x).all(|x| column(x) != Some(true));
+    let Some(first_outside) = (border_x + ruling_reach + 1
+        ..border_x + (EMPTY_BOX_SPILL_START * h) as i64)
+        .find(|&x| column(x) == Some(true))
+    else {
         return 0.0;
     };
-    let mut end = None;
-    let mut blank_run = 0;
-    let mut x = last_inside + 1;
-    // The gap across the border counts only the columns that are not the ruling's.
-    while x < to {
-        match column(x) {
-            Some(true) => {
-                if x > border_x + ruling_reach {
-                    end = Some(x);
-                }
-                blank_run = 0;
-            }
-            Some(false) => {
-                blank_run += 1;
-                if blank_run >= gap {
-                    break;
-                }
-            }
-            None => {}
-        }
-        x += 1;
+    let (Some(end), true) = run_from(first_outside) else {
+        return 0.0;
+    };
+    // Any ruling further on is as dark all the way down; writing is not.
+    let writing_at = |x: i64| {
+        let count = ink.count(x, band0, x + 1, band1);
+        count >= 2 && count * 5 < band * 4
+    };
+    let neighbour_writes_on = (end + gap..(border + w) as i64).any(writing_at);
+    if before_a_box && box_empty && neighbour_writes_on {
+        reach(end)
+    } else {
+        0.0
     }
-    end.map_or(0.0, |end| (end - border_x) as f32 / w)
 }
+
+/// How far past an empty box's right border its spilled move may begin
+/// ([`writing_overrun`]), as a share of the box's height.
+pub const EMPTY_BOX_SPILL_START: f32 = 1.0;
 
 /// The farthest [`writing_overrun`] looks past a cell's right border, as a share of its width.
 pub const MAX_OVERRUN: f32 = 0.45;
@@ -778,7 +813,7 @@ mod tests {
     fn writing_over_the_right_border_is_followed_as_far_as_it_runs() {
         let overrun = |strokes: &[(usize, usize, usize, usize)]| {
             let (quad, ink) = ruled_cells(strokes);
-            writing_overrun(&quad, &ink, 0.16)
+            writing_overrun(&quad, &ink, 0.16, true)
         };
         // Letters 6 px apart from x 220 on, crossing the border, the last ending at x 349.
         let letters: Vec<_> = (0..9)
@@ -805,5 +840,32 @@ mod tests {
             .collect();
         assert!(overrun(&long) <= MAX_OVERRUN);
         assert!(overrun(&long) > MAX_OVERRUN - 0.05);
+    }
+
+    #[test]
+    fn an_empty_boxs_move_written_past_its_border_is_followed_before_the_neighbours() {
+        let overrun = |strokes: &[(usize, usize, usize, usize)]| {
+            let (quad, ink) = ruled_cells(strokes);
+            writing_overrun(&quad, &ink, 0.16, true)
+        };
+        // The box's move from x 320 to 359, then the neighbour's own from x 420.
+        let spilled = (320, 360, 110, 130);
+        let neighbours = (420, 480, 110, 130);
+        let reach = overrun(&[spilled, neighbours]);
+        assert!((reach - 59.0 / 200.0).abs() < 0.01, "{reach}");
+        // Black's box: what follows it is no move box.
+        let (quad, ink) = ruled_cells(&[spilled, neighbours]);
+        assert_eq!(writing_overrun(&quad, &ink, 0.16, false), 0.0);
+        // Alone, the strokes are the neighbour's move written to the left.
+        assert_eq!(overrun(&[spilled]), 0.0);
+        // Beginning far from the border (more than the box's height), they are the neighbour's.
+        assert_eq!(overrun(&[(350, 380, 110, 130), neighbours]), 0.0);
+        // A run that goes on past the farthest look is the neighbour's long move.
+        let long: Vec<_> = (0..12)
+            .map(|i| (320 + 15 * i, 329 + 15 * i, 110, 130))
+            .collect();
+        assert_eq!(overrun(&long), 0.0);
+        // Where the box holds writing of its own, only a run crossing the border counts.
+        assert_eq!(overrun(&[(150, 200, 110, 130), spilled, neighbours]), 0.0);
     }
 }
