@@ -474,7 +474,9 @@ pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32, before_a_box: bool)
     // that ends well inside the neighbour and is followed there by the neighbour's own move.
     // Alone in the neighbour, the same strokes are more likely its own move written to the
     // left than this box's written outside it.
-    let box_empty = (left as i64 + ruling_reach..border_x).all(|x| column(x) != Some(true));
+    if !before_a_box || (left as i64 + ruling_reach..border_x).any(|x| column(x) == Some(true)) {
+        return 0.0;
+    }
     let Some(first_outside) = (border_x + ruling_reach + 1
         ..border_x + (EMPTY_BOX_SPILL_START * h) as i64)
         .find(|&x| column(x) == Some(true))
@@ -490,7 +492,7 @@ pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32, before_a_box: bool)
         count >= 2 && count * 5 < band * 4
     };
     let neighbour_writes_on = (end + gap..(border + w) as i64).any(writing_at);
-    if before_a_box && box_empty && neighbour_writes_on {
+    if neighbour_writes_on {
         reach(end)
     } else {
         0.0
