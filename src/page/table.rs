@@ -432,9 +432,11 @@ pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32, before_a_box: bool)
     let from = (border - 0.5 * w) as i64;
     let to = (border + MAX_OVERRUN * w) as i64;
     let gap = (OVERRUN_GAP * h).max(2.0) as i64;
+    let inked = |x: i64| ink.count(x, band0, x + 1, band1);
+    let ruled = |count: usize| count * 5 >= band * 4;
     let column = |x: i64| -> Option<bool> {
-        let count = ink.count(x, band0, x + 1, band1);
-        if (x - border_x).abs() <= ruling_reach && count * 5 >= band * 4 {
+        let count = inked(x);
+        if (x - border_x).abs() <= ruling_reach && ruled(count) {
             None
         } else {
             Some(count >= 2)
@@ -488,11 +490,10 @@ pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32, before_a_box: bool)
     };
     // Any ruling further on is as dark all the way down; writing is not.
     let writing_at = |x: i64| {
-        let count = ink.count(x, band0, x + 1, band1);
-        count >= 2 && count * 5 < band * 4
+        let count = inked(x);
+        count >= 2 && !ruled(count)
     };
-    let neighbour_writes_on = (end + gap..(border + w) as i64).any(writing_at);
-    if neighbour_writes_on {
+    if (end + gap..(border + w) as i64).any(writing_at) {
         reach(end)
     } else {
         0.0
