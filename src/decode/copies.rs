@@ -5,6 +5,8 @@
 
 use std::cmp::Ordering;
 
+use shakmaty::Move;
+
 use super::{
     decode_along, decode_remembering, mark_sheets_differ, CellEvidence, DecoderConfig, Game,
     LanguageChoice, PriorMemo,
@@ -187,6 +189,17 @@ pub struct CopiesAligned {
     /// The piece letters the copy is written in, when they may not be the game's (see
     /// [`DecoderConfig::copy_language`]).
     pub copy_language: Option<&'static Language>,
+    /// The games the own sheet's and the copy's cells were lined up with.
+    along: [Vec<Move>; 2],
+}
+
+impl CopiesAligned {
+    /// Whether both sheets' cells were lined up with `game`'s moves: lined up along it again
+    /// ([`align_along`]), they would stay as they are.
+    pub fn lined_up_along(&self, game: &Game) -> bool {
+        let moves = game.played_moves();
+        self.along.iter().all(|along| *along == moves)
+    }
 }
 
 /// The plies of one sheet's cells as decoding that sheet alone aligns them: `plies[i]` is the
@@ -270,15 +283,57 @@ pub fn align_copies<E: CellEvidence>(
         }
         Ordering::Equal => (own_game, copy_game),
     };
-    let own_plies = Alignment::of(&own_game, own.len());
-    let copy_plies = Alignment::of(&copy_game, copy.len());
+    let order = order_by_ply(&own_game, own.len(), &copy_game, copy.len());
+    CopiesAligned {
+        order,
+        copy_language,
+        along: [own_game.played_moves(), copy_game.played_moves()],
+    }
+}
+
+/// Both sheets' cells lined up along `game`, the game their fused evidence decodes to: each
+/// sheet aligned with it by the decoder's slips (the copy in `copy_language`, or the game's
+/// letters), the order of their cells by ply as [`align_copies`] makes it. The sheet that
+/// leads the first alignment may have gone astray where the fused game did not (a copy read
+/// `B:c5` for the queen's `V:c5` led a Hungarian pair into a world of two moves nobody
+/// wrote): lined up along the better game, the cells meet their own plies. `None` when a
+/// sheet cannot be aligned with `game`.
+pub fn align_along<E: CellEvidence>(
+    own: &[E],
+    copy: &[E],
+    start: &StartPosition,
+    game: &Game,
+    copy_language: Option<&'static Language>,
+    config: &DecoderConfig,
+) -> Option<Vec<Source>> {
+    let moves = game.played_moves();
+    let (own_game, copy_game) = rayon::join(
+        || decode_along(own, start, game.language, &moves, config),
+        || {
+            let written_in = copy_language.unwrap_or(game.language);
+            decode_along(copy, start, written_in, &moves, config)
+        },
+    );
+    Some(order_by_ply(&own_game?, own.len(), &copy_game?, copy.len()))
+}
+
+/// The fused order of two sheets' cells (`own_cells` and `copy_cells` of them) by the plies
+/// each sheet's decoding reads them as. A ply only one sheet wrote keeps that sheet's cell;
+/// own cells no ply claimed keep their place in the own sheet's order.
+fn order_by_ply(
+    own_game: &Game,
+    own_cells: usize,
+    copy_game: &Game,
+    copy_cells: usize,
+) -> Vec<Source> {
+    let own_plies = Alignment::of(own_game, own_cells);
+    let copy_plies = Alignment::of(copy_game, copy_cells);
     let last_ply = own_plies.moves.max(copy_plies.moves);
     let (own_at_ply, copy_at_ply) = (
         own_plies.cell_of_ply(last_ply),
         copy_plies.cell_of_ply(last_ply),
     );
-
-    let mut order = Vec::with_capacity(own.len());
+    let mut order = Vec::with_capacity(own_cells);
     let mut next_own = 0;
     // Own cells before `until` that no ply claimed go in as they are, in sheet order.
     let mut unclaimed_before = |until: usize, order: &mut Vec<Source>| {
@@ -303,11 +358,8 @@ pub fn align_copies<E: CellEvidence>(
             (None, None) => {}
         }
     }
-    unclaimed_before(own.len(), &mut order);
-    CopiesAligned {
-        order,
-        copy_language,
-    }
+    unclaimed_before(own_cells, &mut order);
+    order
 }
 
 /// Both players' sheets (`own`, `copy`: each sheet's evidence in its own cell order) as one
@@ -320,33 +372,35 @@ pub fn fuse_copies<E: CellEvidence>(
     language: LanguageChoice,
     config: &DecoderConfig,
     priors: &PriorMemo,
-) -> (Vec<FusedCell<E>>, Vec<Source>, DecoderConfig) {
+) -> (Vec<FusedCell<E>>, CopiesAligned, DecoderConfig) {
     let aligned = align_copies(&own, &copy, start, language, config, priors, |_| {}, |_| {});
-    let mut own: Vec<Option<E>> = own.into_iter().map(Some).collect();
-    let mut copy: Vec<Option<E>> = copy.into_iter().map(Some).collect();
-    let (fused, sources) = aligned
-        .order
-        .into_iter()
-        .filter_map(|source| {
-            let cell = match source {
-                Source::Own(i) => FusedCell::One(own[i].take()?),
-                Source::Copy(j) => FusedCell::One(copy[j].take()?),
-                Source::Both(i, j) => FusedCell::Both(own[i].take()?, copy[j].take()?),
-            };
-            Some((cell, source))
-        })
-        .unzip();
+    let fused = fused_in_order(&aligned.order, own, copy);
     let config = DecoderConfig {
         copy_language: aligned.copy_language,
         ..config.clone()
     };
-    (fused, sources, config)
+    (fused, aligned, config)
+}
+
+/// Both sheets' evidence as one sequence in `order` (every cell index in it at most once).
+fn fused_in_order<E>(order: &[Source], own: Vec<E>, copy: Vec<E>) -> Vec<FusedCell<E>> {
+    let mut own: Vec<Option<E>> = own.into_iter().map(Some).collect();
+    let mut copy: Vec<Option<E>> = copy.into_iter().map(Some).collect();
+    order
+        .iter()
+        .filter_map(|&source| match source {
+            Source::Own(i) => Some(FusedCell::One(own[i].take()?)),
+            Source::Copy(j) => Some(FusedCell::One(copy[j].take()?)),
+            Source::Both(i, j) => Some(FusedCell::Both(own[i].take()?, copy[j].take()?)),
+        })
+        .collect()
 }
 
 /// Both players' sheets of one game decoded together ([`fuse_copies`], then
-/// [`decode_remembering`]), with the plies where one sheet reads as another legal move
-/// flagged ([`mark_sheets_differ`]).
-pub fn decode_both_sheets<E: CellEvidence>(
+/// [`decode_remembering`]), lined up again along the game found when that decodes to a likelier
+/// game ([`align_along`]), with the plies where one sheet reads as another legal move flagged
+/// ([`mark_sheets_differ`]).
+pub fn decode_both_sheets<E: CellEvidence + Clone>(
     own: Vec<E>,
     copy: Vec<E>,
     start: &StartPosition,
@@ -354,8 +408,30 @@ pub fn decode_both_sheets<E: CellEvidence>(
     config: &DecoderConfig,
     priors: &PriorMemo,
 ) -> Game {
-    let (fused, _, fused_config) = fuse_copies(own, copy, start, language, config, priors);
+    let (own_apart, copy_apart) = (own.clone(), copy.clone());
+    let (mut fused, aligned, fused_config) =
+        fuse_copies(own, copy, start, language, config, priors);
     let mut game = decode_remembering(&fused, start, language, &fused_config, priors);
+    if !aligned.lined_up_along(&game) {
+        let copy_language = fused_config.copy_language;
+        let realigned = align_along(
+            &own_apart,
+            &copy_apart,
+            start,
+            &game,
+            copy_language,
+            &fused_config,
+        )
+        .filter(|realigned| *realigned != aligned.order);
+        if let Some(realigned) = realigned {
+            let refused = fused_in_order(&realigned, own_apart, copy_apart);
+            let in_game_letters = LanguageChoice::Fixed(game.language);
+            let again = decode_remembering(&refused, start, in_game_letters, &fused_config, priors);
+            if again.score > game.score {
+                (fused, game) = (refused, again);
+            }
+        }
+    }
     mark_sheets_differ(&mut game, &fused, &fused_config);
     game
 }
@@ -390,10 +466,10 @@ mod tests {
         let alone = decode(&own, &start, english, &config);
         assert_eq!(sans(&alone)[4], "Bb5");
         assert!(alone.moves[4].confidence > 0.99, "{:?}", alone.moves[4]);
-        let (fused, sources, fused_config) =
+        let (fused, aligned, fused_config) =
             fuse_copies(own, copy, &start, english, &config, &PriorMemo::default());
-        assert_eq!(sources.len(), 8);
-        assert!(sources.iter().all(|s| matches!(s, Source::Both(..))));
+        assert_eq!(aligned.order.len(), 8);
+        assert!(aligned.order.iter().all(|s| matches!(s, Source::Both(..))));
         let game = decode(&fused, &start, english, &fused_config);
         let ply = &game.moves[4];
         assert!(ply.confidence < 0.97, "{ply:?}");
@@ -414,15 +490,50 @@ mod tests {
         let copy = typed(&[
             "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7",
         ]);
-        let (fused, sources, fused_config) =
+        let (fused, aligned, fused_config) =
             fuse_copies(own, copy, &start, english, &config, &PriorMemo::default());
-        assert!(sources.contains(&Source::Copy(3)), "{sources:?}");
+        assert!(
+            aligned.order.contains(&Source::Copy(3)),
+            "{:?}",
+            aligned.order
+        );
         let game = decode(&fused, &start, english, &fused_config);
         assert_eq!(
             sans(&game),
             ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"]
         );
         assert!(!game.moves[3].flagged, "{:?}", game.moves[3]);
+    }
+
+    #[test]
+    fn lined_up_along_a_game_each_sheets_cells_meet_their_plies() {
+        let (start, english, config) = standard_english();
+        // The own sheet's player skipped 2...Nc6 and wrote 5.O-O and 5...Be7 in swapped
+        // cells; the copy's player crossed out a cell after 3.Bb5 and wrote on.
+        let own = typed(&["e4", "e5", "Nf3", "Bb5", "a6", "Ba4", "Nf6", "Be7", "O-O"]);
+        let copy = typed(&[
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "xxxx", "a6", "Ba4", "Nf6", "O-O", "Be7",
+        ]);
+        let truth = [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7",
+        ];
+        let game = decode(&typed(&truth), &start, english, &config);
+        assert_eq!(sans(&game), truth);
+        let order = align_along(&own, &copy, &start, &game, None, &config).unwrap();
+        use Source::{Both, Copy};
+        let lined_up = [
+            Both(0, 0),
+            Both(1, 1),
+            Both(2, 2),
+            Copy(3),
+            Both(3, 4),
+            Both(4, 6),
+            Both(5, 7),
+            Both(6, 8),
+            Both(8, 9),
+            Both(7, 10),
+        ];
+        assert_eq!(order, lined_up);
     }
 
     #[test]

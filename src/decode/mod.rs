@@ -25,8 +25,8 @@ pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
 pub use config::{DecoderConfig, SlipCosts};
 pub use copies::{
-    align_copies, decode_both_sheets, fuse_copies, CopiesAligned, FusedCell, OnBothSheets,
-    SheetsDiffer, Source, WhichSheet, SHEETS_DIFFER_NATS,
+    align_along, align_copies, decode_both_sheets, fuse_copies, CopiesAligned, FusedCell,
+    OnBothSheets, SheetsDiffer, Source, WhichSheet, SHEETS_DIFFER_NATS,
 };
 pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
 pub use lattice::{PriorMemo, SearchLoss, StepKind};

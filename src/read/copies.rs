@@ -3,14 +3,15 @@
 //! fused.
 
 use super::{flag_faint_readings, CellReading, GameCell, ReadOptions};
-use crate::decode::{align_copies, PriorMemo, Source};
-use crate::notation::Language;
+use crate::decode::{
+    align_along, align_copies, CopiesAligned, DecoderConfig, Game, PriorMemo, Source,
+};
+use crate::start::StartPosition;
 
 /// Both players' sheets as one evidence sequence in ply order ([`align_copies`]: each sheet
 /// decoded alone first, its moves read from faint pencil flagged as the reader of that sheet
 /// would see them), the two readings of a ply fused ([`CellReading::BothCopies`]). Returns the
-/// cells and the evidence, entry for entry, and the piece letters the copy is written in when
-/// they may not be the game's (see [`DecoderConfig::copy_language`](crate::decode::DecoderConfig::copy_language)).
+/// cells and the evidence, entry for entry, and how the sheets were lined up.
 pub(super) fn fuse_copies(
     own_cells: Vec<GameCell>,
     own: Vec<CellReading>,
@@ -18,7 +19,7 @@ pub(super) fn fuse_copies(
     copy: Vec<CellReading>,
     options: &ReadOptions,
     priors: &PriorMemo,
-) -> (Vec<GameCell>, Vec<CellReading>, Option<&'static Language>) {
+) -> (Vec<GameCell>, Vec<CellReading>, CopiesAligned) {
     let aligned = align_copies(
         &own,
         &copy,
@@ -29,13 +30,24 @@ pub(super) fn fuse_copies(
         |game| flag_faint_readings(game, &own_cells),
         |game| flag_faint_readings(game, &copy_cells),
     );
-    // Every cell index appears in the order at most once.
+    let (cells, evidence) = fused_in_order(&aligned.order, own_cells, own, copy_cells, copy);
+    (cells, evidence, aligned)
+}
+
+/// Both sheets' cells and readings as one sequence in `order` (every cell index in it at most
+/// once); the two readings of a ply fused ([`CellReading::BothCopies`]).
+pub(super) fn fused_in_order(
+    order: &[Source],
+    own_cells: Vec<GameCell>,
+    own: Vec<CellReading>,
+    copy_cells: Vec<GameCell>,
+    copy: Vec<CellReading>,
+) -> (Vec<GameCell>, Vec<CellReading>) {
     let mut own: Vec<Option<CellReading>> = own.into_iter().map(Some).collect();
     let mut copy: Vec<Option<CellReading>> = copy.into_iter().map(Some).collect();
-    let (cells, evidence) = aligned
-        .order
-        .into_iter()
-        .filter_map(|source| match source {
+    order
+        .iter()
+        .filter_map(|&source| match source {
             Source::Own(i) => Some((own_cells[i].clone(), own[i].take()?)),
             Source::Copy(j) => Some((copy_cells[j].clone(), copy[j].take()?)),
             Source::Both(i, j) => {
@@ -50,6 +62,50 @@ pub(super) fn fuse_copies(
                 ))
             }
         })
-        .unzip();
-    (cells, evidence, aligned.copy_language)
+        .unzip()
+}
+
+/// Both sheets' cells and readings kept apart from their fusion (each reading as read, its
+/// scores not kept), and the order they were fused in: to line them up again along the game
+/// their fusion decodes to ([`SheetsApart::realigned`]).
+pub(super) struct SheetsApart {
+    own_cells: Vec<GameCell>,
+    own: Vec<CellReading>,
+    copy_cells: Vec<GameCell>,
+    copy: Vec<CellReading>,
+}
+
+impl SheetsApart {
+    pub(super) fn new(
+        own_cells: &[GameCell],
+        own: &[CellReading],
+        copy_cells: &[GameCell],
+        copy: &[CellReading],
+    ) -> SheetsApart {
+        SheetsApart {
+            own_cells: own_cells.to_vec(),
+            own: own.iter().map(CellReading::unscored).collect(),
+            copy_cells: copy_cells.to_vec(),
+            copy: copy.iter().map(CellReading::unscored).collect(),
+        }
+    }
+
+    /// The cells and evidence fused in the order that lines both sheets up along `game`
+    /// ([`align_along`]; the copy in `config`'s copy letters), or `None` where that is the
+    /// order they were fused in (`fused`) or a sheet cannot be aligned with `game`.
+    pub(super) fn realigned(
+        self,
+        game: &Game,
+        fused: &CopiesAligned,
+        start: &StartPosition,
+        config: &DecoderConfig,
+    ) -> Option<(Vec<GameCell>, Vec<CellReading>)> {
+        if fused.lined_up_along(game) {
+            return None;
+        }
+        let copy_language = config.copy_language;
+        let order = align_along(&self.own, &self.copy, start, game, copy_language, config)?;
+        (order != fused.order)
+            .then(|| fused_in_order(&order, self.own_cells, self.own, self.copy_cells, self.copy))
+    }
 }

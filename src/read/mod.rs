@@ -28,7 +28,7 @@ use crate::start::StartPosition;
 mod copies;
 pub mod writer;
 
-use copies::fuse_copies;
+use copies::{fuse_copies, SheetsApart};
 
 /// The first plies of a game, whose flags say whether it began where it was decoded from.
 pub const OPENING_PLIES: usize = 12;
@@ -135,6 +135,19 @@ pub enum CellReading {
     /// likelihoods multiply; each copy's part is floored at its own junk price, so a scrawl on
     /// one sheet leaves the decision to the other.
     BothCopies(Box<CellReading>, Box<CellReading>),
+}
+
+impl CellReading {
+    /// The same reading, with none of its scores kept yet.
+    fn unscored(&self) -> CellReading {
+        match self {
+            CellReading::Read(cell) => CellReading::Read(cell.unscored()),
+            CellReading::Blank(blank) => CellReading::Blank(blank.clone()),
+            CellReading::BothCopies(own, copy) => {
+                CellReading::BothCopies(Box::new(own.unscored()), Box::new(copy.unscored()))
+            }
+        }
+    }
 }
 
 /// A ply's readings on both sheets, as the decoder weighs them ([`OnBothSheets`]).
@@ -304,13 +317,16 @@ pub fn read_game(
     }
     // Every decode of the game expands mostly the same positions.
     let priors = PriorMemo::default();
+    // Both sheets apart, and the order they were fused in, when the game is read from both.
+    let mut apart = None;
     let (pages, copy_pages, mut cells, mut evidence, set_aside) = match (own_read, copy_read) {
         (Ok((pages, cells, evidence)), None) => (pages, Vec::new(), cells, evidence, None),
         (
             Ok((pages, own_cells, own_evidence)),
             Some(Ok((copy_pages, copy_cells, copy_evidence))),
         ) => {
-            let (cells, evidence, copy_language) = fuse_copies(
+            let sheets = SheetsApart::new(&own_cells, &own_evidence, &copy_cells, &copy_evidence);
+            let (cells, evidence, aligned) = fuse_copies(
                 own_cells,
                 own_evidence,
                 copy_cells,
@@ -318,7 +334,8 @@ pub fn read_game(
                 options,
                 &priors,
             );
-            decoder.copy_language = copy_language;
+            decoder.copy_language = aligned.copy_language;
+            apart = Some((sheets, aligned));
             (pages, copy_pages, cells, evidence, None)
         }
         (Ok((pages, cells, evidence)), Some(Err(error))) => {
@@ -352,6 +369,24 @@ pub fn read_game(
         &decoder,
         &priors,
     );
+    // The sheets were lined up along the game of the sheet decoded more surely alone; the
+    // game read from both may show that sheet went astray, and the cells lined up along it
+    // meet their own plies.
+    if let Some((sheets, aligned)) = apart {
+        let realigned = sheets.realigned(&game, &aligned, &options.start, &decoder);
+        if let Some((realigned_cells, realigned_evidence)) = realigned {
+            let again = decode_remembering(
+                &realigned_evidence,
+                &options.start,
+                LanguageChoice::Fixed(game.language),
+                &decoder,
+                &priors,
+            );
+            if again.score > game.score {
+                (cells, evidence, game) = (realigned_cells, realigned_evidence, again);
+            }
+        }
+    }
     // The language stays the one found: the game is decoded again in it, if at all.
     let copy_language = decoder.copy_language.unwrap_or(game.language);
     let sheet_of = |cell: &GameCell| {
@@ -1474,7 +1509,7 @@ mod tests {
             "e4", "e5", "Sf3", "Sc6", "Lb5", "a6", "Lxc6", "dxc6", "O-O", "Dd6", "d4", "exd4",
             "Sxd4", "c5",
         ];
-        let (_, evidence, copy_language) = fuse_copies(
+        let (_, evidence, aligned) = fuse_copies(
             game_cells(&own, 0),
             own.iter().map(|t| read(t)).collect(),
             game_cells(&german, 1),
@@ -1482,7 +1517,9 @@ mod tests {
             &ReadOptions::default(),
             &PriorMemo::default(),
         );
-        let copy_language = copy_language.expect("the copy is read as surely as the sheet");
+        let copy_language = aligned
+            .copy_language
+            .expect("the copy is read as surely as the sheet");
         assert_eq!(copy_language.code, "de");
         let english = LanguageChoice::Fixed(Language::by_code("en").unwrap());
         let decoded = |config: &DecoderConfig| -> Vec<String> {
