@@ -66,8 +66,8 @@ pub(super) fn fused_in_order(
 }
 
 /// Both sheets' cells and readings kept apart from their fusion (each reading as read, its
-/// scores not kept), and the order they were fused in: to line them up again along the game
-/// their fusion decodes to ([`SheetsApart::realigned`]).
+/// scores not kept): to line them up again along the game their fusion decodes to
+/// ([`SheetsApart::realigned`]).
 pub(super) struct SheetsApart {
     own_cells: Vec<GameCell>,
     own: Vec<CellReading>,

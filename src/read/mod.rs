@@ -402,6 +402,13 @@ pub fn read_game(
     if options.adapt_to_writer {
         let sheets_read: Vec<WhichSheet> = cells.iter().map(sheet_of).collect();
         let language = game.language;
+        // A round's search has the game before as its guard: it need not search as wide.
+        let round_decoder = DecoderConfig {
+            rescue_escalation_width: decoder
+                .rescue_escalation_width
+                .min(writer::ROUND_ESCALATION_WIDTH),
+            ..decoder.clone()
+        };
         let (last, adapted) = writer::adapt_in_rounds(
             game,
             |game| writer::learn(game, &evidence, &sheets_read, copy_language),
@@ -411,7 +418,7 @@ pub fn read_game(
                     &adapted,
                     &options.start,
                     LanguageChoice::Fixed(language),
-                    &decoder,
+                    &round_decoder,
                     &priors,
                 );
                 // The new readings can lead this round's search astray from a game that a
