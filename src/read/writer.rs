@@ -53,8 +53,9 @@ pub const SEARCH_MISS_NATS: f32 = 0.1;
 /// The widest escalation of a round's search (`DecoderConfig::rescue_escalation_width`): the
 /// first decoding searches 16,384 wide to find a hard hand's game at all, and a round that
 /// misses the game before keeps it ([`SEARCH_MISS_NATS`]), so a round need not search as
-/// wide. The 12 slowest generated sheets of seeds 99-102 read the same plies at 4,096 as at
-/// 16,384, in 147 s instead of 207 s (a Greek sheet 50 -> 25 s, a Hungarian one 41 -> 22 s).
+/// wide. On the generated sheets of seeds 99-102 rounds at 4,096 read the same plies as at
+/// 16,384 but one (a German sheet 99 -> 98 of 101), in a mean 1.26 / 0.83 / 0.84 / 1.60 s a
+/// sheet against 1.69 / 1.02 / 0.86 / 2.25 s (a Greek sheet 54 -> 30 s); real-dev the same.
 pub const ROUND_ESCALATION_WIDTH: usize = 4096;
 
 /// For each class the reader can output, the classes this writer means by it, with
