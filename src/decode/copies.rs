@@ -537,6 +537,37 @@ mod tests {
     }
 
     #[test]
+    fn a_pair_first_lined_up_along_a_wrong_game_is_lined_up_again_along_the_game_of_both() {
+        // The first 30 moves of game 173 of masters.pgn.gz, each sheet written by the typed
+        // benchmark's generator at heavy noise (`synth::transcript`, `Rng::new(173_000)`):
+        // skipped moves, swapped and illegible cells on both sheets.
+        let truth = [
+            "d4", "e6", "e4", "d5", "Nc3", "Nf6", "Bg5", "Bb4", "Bd3", "c5", "e5", "h6", "Bd2",
+            "cxd4", "Nb5", "Bxd2+", "Qxd2", "Nfd7", "Nd6+", "Kf8", "Qf4", "f6", "exf6", "gxf6",
+            "Nxc8", "e5", "Qf3", "e4", "Bxe4", "dxe4",
+        ];
+        let own = typed(&[
+            "d4", "e6", "e4", "d5", "Nc3", "Nf6", "Bg5", "Bd3", "Bb4", "c5", "e5+", "h5", "Bd2",
+            "c:d4", "Nb5", "B:d2+", "Q:d2", "Nc7", "Nd6+", "Kf8", "", "f6", "e:f6", "g;f6", "e5",
+            "Qf3", "e4", "B:e5", "d:e4+",
+        ]);
+        let copy = typed(&[
+            "d4", "e6", "e4+", "a5", "Nc3", "Nfs", "Bg5", "Bb4", "?", "B5", "e5", "h6", "Bd2",
+            "cd5", "Nb5", "B:d2", "Q:d2", "N5d7", "Nd6", "f8", "Qf4", "e:f6", "g:f6", "N:c8",
+            "bc5", "Qf3", "e4", "B:e4", "d:e3",
+        ]);
+        let (start, english, config) = standard_english();
+        let priors = PriorMemo::default();
+        let (fused, aligned, fused_config) =
+            fuse_copies(own.clone(), copy.clone(), &start, english, &config, &priors);
+        let first = decode_remembering(&fused, &start, english, &fused_config, &priors);
+        assert!(!aligned.lined_up_along(&first));
+        assert_ne!(sans(&first), truth);
+        let game = decode_both_sheets(own, copy, &start, english, &config, &priors);
+        assert_eq!(sans(&game), truth);
+    }
+
+    #[test]
     fn a_ply_where_one_sheet_reads_as_another_legal_move_is_flagged() {
         let (start, english, config) = standard_english();
         // The copy's 3.Bc4 is a legal move, disproved by 4.Bxc6 (only a bishop on b5 takes
