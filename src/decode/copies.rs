@@ -383,7 +383,7 @@ pub fn fuse_copies<E: CellEvidence>(
 }
 
 /// Both sheets' evidence as one sequence in `order` (every cell index in it at most once).
-fn fused_in_order<E>(order: &[Source], own: Vec<E>, copy: Vec<E>) -> Vec<FusedCell<E>> {
+pub(crate) fn fused_in_order<E>(order: &[Source], own: Vec<E>, copy: Vec<E>) -> Vec<FusedCell<E>> {
     let mut own: Vec<Option<E>> = own.into_iter().map(Some).collect();
     let mut copy: Vec<Option<E>> = copy.into_iter().map(Some).collect();
     order

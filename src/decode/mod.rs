@@ -24,6 +24,7 @@ use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
 pub use config::{DecoderConfig, SlipCosts};
+pub(crate) use copies::fused_in_order;
 pub use copies::{
     align_along, align_copies, decode_both_sheets, fuse_copies, CopiesAligned, FusedCell,
     OnBothSheets, SheetsDiffer, Source, WhichSheet, SHEETS_DIFFER_NATS,

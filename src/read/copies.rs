@@ -4,7 +4,8 @@
 
 use super::{flag_faint_readings, CellReading, GameCell, ReadOptions};
 use crate::decode::{
-    align_along, align_copies, CopiesAligned, DecoderConfig, Game, PriorMemo, Source,
+    align_along, align_copies, fused_in_order as fused_cells_in_order, CopiesAligned,
+    DecoderConfig, FusedCell, Game, PriorMemo, Source,
 };
 use crate::start::StartPosition;
 
@@ -35,7 +36,8 @@ pub(super) fn fuse_copies(
 }
 
 /// Both sheets' cells and readings as one sequence in `order` (every cell index in it at most
-/// once); the two readings of a ply fused ([`CellReading::BothCopies`]).
+/// once, [`crate::decode::fused_in_order`]); the two readings of a ply fused
+/// ([`CellReading::BothCopies`]).
 pub(super) fn fused_in_order(
     order: &[Source],
     own_cells: Vec<GameCell>,
@@ -43,23 +45,21 @@ pub(super) fn fused_in_order(
     copy_cells: Vec<GameCell>,
     copy: Vec<CellReading>,
 ) -> (Vec<GameCell>, Vec<CellReading>) {
-    let mut own: Vec<Option<CellReading>> = own.into_iter().map(Some).collect();
-    let mut copy: Vec<Option<CellReading>> = copy.into_iter().map(Some).collect();
-    order
-        .iter()
-        .filter_map(|&source| match source {
-            Source::Own(i) => Some((own_cells[i].clone(), own[i].take()?)),
-            Source::Copy(j) => Some((copy_cells[j].clone(), copy[j].take()?)),
-            Source::Both(i, j) => {
-                let (mine, theirs) = (own[i].take()?, copy[j].take()?);
+    let own = own_cells.into_iter().zip(own).collect();
+    let copy = copy_cells.into_iter().zip(copy).collect();
+    fused_cells_in_order(order, own, copy)
+        .into_iter()
+        .map(|fused| match fused {
+            FusedCell::One(cell_read) => cell_read,
+            FusedCell::Both((own_cell, mine), (copy_cell, theirs)) => {
                 let cell = GameCell {
-                    copy: Some(Box::new(copy_cells[j].clone())),
-                    ..own_cells[i].clone()
+                    copy: Some(Box::new(copy_cell)),
+                    ..own_cell
                 };
-                Some((
+                (
                     cell,
                     CellReading::BothCopies(Box::new(mine), Box::new(theirs)),
-                ))
+                )
             }
         })
         .unzip()
