@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use image::GrayImage;
-use scoresheet::decode::{line_score, search_loss, CellEvidence};
+use scoresheet::decode::{decode_along, line_score, search_loss, CellEvidence, DecodedMove};
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
@@ -578,13 +578,28 @@ fn print_decoding(
             language.code
         );
     }
+    // Where each move was read: its cell and how it explains it (a skipped move has none).
+    let true_read = decode_along(
+        &read.evidence,
+        &options.start,
+        language,
+        &moves,
+        &options.decoder,
+    );
+    let place = |m: Option<&DecodedMove>| {
+        m.map_or(String::from("-"), |m| {
+            let cell = m.cell.map_or(String::from("--"), |c| (c + 1).to_string());
+            format!("{}@{cell}:{:?}", m.san, m.kind)
+        })
+    };
     for (ply, (_, _, san)) in truth.iter().enumerate() {
         let decoded = read.game.moves.get(ply);
         let text = read.cells.get(ply).map_or("", |c| c.text.as_str());
+        let true_place = place(true_read.as_ref().and_then(|g| g.moves.get(ply)));
         println!(
-            "    ply {:>3} true {san:<8} decoded {:<8} read {text:<10} confidence {:.2}{}{}",
+            "    ply {:>3} true {true_place:<22} decoded {:<22} read {text:<10} confidence {:.2}{}{}",
             ply + 1,
-            decoded.map_or("-", |m| m.san.as_str()),
+            place(decoded),
             decoded.map_or(0.0, |m| m.confidence),
             if decoded.is_some_and(|m| m.flagged) {
                 " flagged"
