@@ -396,6 +396,70 @@ pub(crate) fn fused_in_order<E>(order: &[Source], own: Vec<E>, copy: Vec<E>) -> 
         .collect()
 }
 
+/// The game decoded again, in `game`'s letters, from both sheets fused anew (`refused`: lined
+/// up again along `game`, [`align_along`]), when that reads a likelier game than `game`.
+/// `handicap` ([`left_out_handicap`]) is added to the new game's score: the two fusions may
+/// leave out different cells, and a cell left out costs nothing.
+pub(crate) fn likelier_again<E: CellEvidence>(
+    game: &Game,
+    refused: &[E],
+    handicap: f32,
+    start: &StartPosition,
+    config: &DecoderConfig,
+    priors: &PriorMemo,
+) -> Option<Game> {
+    let in_game_letters = LanguageChoice::Fixed(game.language);
+    let again = decode_remembering(refused, start, in_game_letters, config, priors);
+    (again.score + handicap > game.score).then_some(again)
+}
+
+/// What fusing both sheets in `refused` order leaves out beyond what `first` order does (copy
+/// cells no ply claims), each cell left out priced as the search prices a junk cell, so that
+/// games decoded from the two fusions score on the same cells. Negative where `refused` leaves
+/// out more.
+pub(crate) fn left_out_handicap<E: CellEvidence>(
+    first: &[Source],
+    refused: &[Source],
+    own: &[E],
+    copy: &[E],
+    config: &DecoderConfig,
+) -> f32 {
+    left_out_cost(refused, own, copy, config) - left_out_cost(first, own, copy, config)
+}
+
+/// The cells of either sheet that `order` leaves out, priced as junk cells (a negative
+/// log-score, 0 when it leaves none out).
+fn left_out_cost<E: CellEvidence>(
+    order: &[Source],
+    own: &[E],
+    copy: &[E],
+    config: &DecoderConfig,
+) -> f32 {
+    let mut own_in = vec![false; own.len()];
+    let mut copy_in = vec![false; copy.len()];
+    let take = |taken: &mut [bool], index: usize| {
+        if let Some(slot) = taken.get_mut(index) {
+            *slot = true;
+        }
+    };
+    for &source in order {
+        match source {
+            Source::Own(i) => take(&mut own_in, i),
+            Source::Copy(j) => take(&mut copy_in, j),
+            Source::Both(i, j) => {
+                take(&mut own_in, i);
+                take(&mut copy_in, j);
+            }
+        }
+    }
+    own.iter()
+        .zip(own_in)
+        .chain(copy.iter().zip(copy_in))
+        .filter(|(_, taken)| !taken)
+        .map(|(cell, _)| config.slips.junk_cell + cell.unreadable_log_likelihood())
+        .sum()
+}
+
 /// Both players' sheets of one game decoded together ([`fuse_copies`], then
 /// [`decode_remembering`]), lined up again along the game found when that decodes to a likelier
 /// game ([`align_along`]), with the plies where one sheet reads as another legal move flagged
@@ -424,10 +488,16 @@ pub fn decode_both_sheets<E: CellEvidence + Clone>(
         )
         .filter(|realigned| *realigned != aligned.order);
         if let Some(realigned) = realigned {
+            let handicap = left_out_handicap(
+                &aligned.order,
+                &realigned,
+                &own_apart,
+                &copy_apart,
+                &fused_config,
+            );
             let refused = fused_in_order(&realigned, own_apart, copy_apart);
-            let in_game_letters = LanguageChoice::Fixed(game.language);
-            let again = decode_remembering(&refused, start, in_game_letters, &fused_config, priors);
-            if again.score > game.score {
+            let again = likelier_again(&game, &refused, handicap, start, &fused_config, priors);
+            if let Some(again) = again {
                 (fused, game) = (refused, again);
             }
         }
@@ -453,6 +523,23 @@ mod tests {
 
     fn sans(game: &Game) -> Vec<&str> {
         game.moves.iter().map(|m| m.san.as_str()).collect()
+    }
+
+    #[test]
+    fn a_fusion_that_leaves_out_a_copy_cell_is_handicapped_by_that_cell_read_as_junk() {
+        let own = typed(&["e4", "e5"]);
+        let copy = typed(&["e4", "e5", "Nf3"]);
+        let config = DecoderConfig::default();
+        let every_cell = [Source::Both(0, 0), Source::Both(1, 1), Source::Copy(2)];
+        let one_left_out = [Source::Both(0, 0), Source::Own(1), Source::Copy(2)];
+        let as_junk = config.slips.junk_cell + copy[1].unreadable_log_likelihood();
+        assert!(as_junk < -5.0, "{as_junk}");
+        let handicap = |first: &[Source], refused: &[Source]| {
+            left_out_handicap(first, refused, &own, &copy, &config)
+        };
+        assert!((handicap(&every_cell, &one_left_out) - as_junk).abs() < 1e-4);
+        assert!((handicap(&one_left_out, &every_cell) + as_junk).abs() < 1e-4);
+        assert_eq!(handicap(&every_cell, &every_cell), 0.0);
     }
 
     #[test]

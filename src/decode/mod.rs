@@ -24,11 +24,11 @@ use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 pub use book::{Opening, OpeningBook};
 pub use channel::{Channel, ChannelCosts};
 pub use config::{DecoderConfig, SlipCosts};
-pub(crate) use copies::fused_in_order;
 pub use copies::{
     align_along, align_copies, decode_both_sheets, fuse_copies, CopiesAligned, FusedCell,
     OnBothSheets, SheetsDiffer, Source, WhichSheet, SHEETS_DIFFER_NATS,
 };
+pub(crate) use copies::{fused_in_order, left_out_handicap, likelier_again};
 pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
 pub use lattice::{PriorMemo, SearchLoss, StepKind};
 pub use prior::{fit_prior, MovePrior, ATTACK_FEATURES, FEATURE_NAMES as PRIOR_FEATURE_NAMES};

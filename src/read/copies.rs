@@ -4,8 +4,8 @@
 
 use super::{flag_faint_readings, CellReading, GameCell, ReadOptions};
 use crate::decode::{
-    align_along, align_copies, fused_in_order as fused_cells_in_order, CopiesAligned,
-    DecoderConfig, FusedCell, Game, PriorMemo, Source,
+    align_along, align_copies, fused_in_order as fused_cells_in_order, left_out_handicap,
+    CopiesAligned, DecoderConfig, FusedCell, Game, PriorMemo, Source,
 };
 use crate::start::StartPosition;
 
@@ -91,7 +91,8 @@ impl SheetsApart {
     }
 
     /// The cells and evidence fused in the order that lines both sheets up along `game`
-    /// ([`align_along`]; the copy in `config`'s copy letters), or `None` where that is the
+    /// ([`align_along`]; the copy in `config`'s copy letters), with the handicap of a game
+    /// decoded from them against `game` ([`left_out_handicap`]); `None` where that is the
     /// order they were fused in (`fused`) or a sheet cannot be aligned with `game`.
     pub(super) fn realigned(
         self,
@@ -99,13 +100,32 @@ impl SheetsApart {
         fused: &CopiesAligned,
         start: &StartPosition,
         config: &DecoderConfig,
-    ) -> Option<(Vec<GameCell>, Vec<CellReading>)> {
+    ) -> Option<Realigned> {
         if fused.lined_up_along(game) {
             return None;
         }
         let copy_language = config.copy_language;
         let order = align_along(&self.own, &self.copy, start, game, copy_language, config)?;
-        (order != fused.order)
-            .then(|| fused_in_order(&order, self.own_cells, self.own, self.copy_cells, self.copy))
+        if order == fused.order {
+            return None;
+        }
+        let handicap = left_out_handicap(&fused.order, &order, &self.own, &self.copy, config);
+        let (cells, evidence) =
+            fused_in_order(&order, self.own_cells, self.own, self.copy_cells, self.copy);
+        Some(Realigned {
+            cells,
+            evidence,
+            handicap,
+        })
     }
+}
+
+/// Both sheets fused anew, lined up along the game their first fusion decoded to
+/// ([`SheetsApart::realigned`]).
+pub(super) struct Realigned {
+    pub(super) cells: Vec<GameCell>,
+    pub(super) evidence: Vec<CellReading>,
+    /// Added to the score of a game decoded from `evidence` to compare it with the first
+    /// fusion's ([`left_out_handicap`]).
+    pub(super) handicap: f32,
 }

@@ -11,8 +11,8 @@ use shakmaty::{Color, Position};
 
 pub use crate::decode::WhichSheet;
 use crate::decode::{
-    decode_remembering, line_score, mark_sheets_differ, CellEvidence, DecodedMove, DecoderConfig,
-    Game, LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
+    decode_remembering, likelier_again, mark_sheets_differ, CellEvidence, DecodedMove,
+    DecoderConfig, Game, LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
 };
 use crate::notation::{looks_descriptive, names_algebraic_square, Language, Notation};
 use crate::page::crop::reading_crops;
@@ -374,16 +374,17 @@ pub fn read_game(
     // meet their own plies.
     if let Some((sheets, aligned)) = apart {
         let realigned = sheets.realigned(&game, &aligned, &options.start, &decoder);
-        if let Some((realigned_cells, realigned_evidence)) = realigned {
-            let again = decode_remembering(
-                &realigned_evidence,
+        if let Some(realigned) = realigned {
+            let again = likelier_again(
+                &game,
+                &realigned.evidence,
+                realigned.handicap,
                 &options.start,
-                LanguageChoice::Fixed(game.language),
                 &decoder,
                 &priors,
             );
-            if again.score > game.score {
-                (cells, evidence, game) = (realigned_cells, realigned_evidence, again);
+            if let Some(again) = again {
+                (cells, evidence, game) = (realigned.cells, realigned.evidence, again);
             }
         }
     }
@@ -401,38 +402,17 @@ pub fn read_game(
     let mut as_read = None;
     if options.adapt_to_writer {
         let sheets_read: Vec<WhichSheet> = cells.iter().map(sheet_of).collect();
-        let language = game.language;
-        // A round's search has the game before as its guard: it need not search as wide.
-        let round_decoder = DecoderConfig {
-            rescue_escalation_width: decoder
-                .rescue_escalation_width
-                .min(writer::ROUND_ESCALATION_WIDTH),
-            ..decoder.clone()
-        };
+        let round_decoder = writer::round_config(&decoder);
         let (last, adapted) = writer::adapt_in_rounds(
             game,
             |game| writer::learn(game, &evidence, &sheets_read, copy_language),
             |learnt, before| {
                 let adapted = learnt.taken_through(&evidence, &sheets_read, options.evidence_scale);
-                let game = decode_remembering(
-                    &adapted,
-                    &options.start,
-                    LanguageChoice::Fixed(language),
-                    &round_decoder,
-                    &priors,
-                );
                 // The new readings can lead this round's search astray from a game that a
                 // wider search found the round before: the likelier game is kept.
-                let before_scores = line_score(
-                    &adapted,
-                    &options.start,
-                    before.language,
-                    &before.played_moves(),
-                    &decoder,
-                );
-                let search_missed = before_scores
-                    .is_some_and(|score| score > game.score + writer::SEARCH_MISS_NATS);
-                (!search_missed).then_some((game, adapted))
+                let start = &options.start;
+                writer::round_game(&adapted, before, start, &round_decoder, &decoder, &priors)
+                    .map(|game| (game, adapted))
             },
             writer::MAX_ROUNDS,
         );

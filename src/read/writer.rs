@@ -27,9 +27,12 @@ use std::sync::Arc;
 use shakmaty::Position;
 
 use super::{CellReading, WhichSheet};
-use crate::decode::{CellEvidence, Game};
+use crate::decode::{
+    decode_remembering, line_score, CellEvidence, DecoderConfig, Game, LanguageChoice, PriorMemo,
+};
 use crate::notation::{for_each_form, Check, Language, MoveFacts, Style};
 use crate::recognize::CtcCell;
+use crate::start::StartPosition;
 
 /// Moves at least this sure teach the writer's confusions.
 pub const SURE_CONFIDENCE: f32 = 0.95;
@@ -119,6 +122,41 @@ impl Learnt {
             .map(|(reading, &sheet)| taken_through(reading, sheet, &confusions_of, evidence_scale))
             .collect()
     }
+}
+
+/// The settings of a round's search: `config`'s, its escalation at most
+/// [`ROUND_ESCALATION_WIDTH`] wide, since the game before guards it ([`round_game`]).
+pub fn round_config(config: &DecoderConfig) -> DecoderConfig {
+    DecoderConfig {
+        rescue_escalation_width: config.rescue_escalation_width.min(ROUND_ESCALATION_WIDTH),
+        ..config.clone()
+    }
+}
+
+/// A round's game: the sheet decoded from the readings taken through the writer's confusions
+/// (`adapted`), in the letters of the game the round before decoded (`before`), with
+/// `round_config` (made by [`round_config`]). `None` where the round's search missed:
+/// `before`, scored on the same readings with `config` (the first decoding's), beats the
+/// round's game by more than [`SEARCH_MISS_NATS`], and is kept.
+pub fn round_game(
+    adapted: &[CellReading],
+    before: &Game,
+    start: &StartPosition,
+    round_config: &DecoderConfig,
+    config: &DecoderConfig,
+    priors: &PriorMemo,
+) -> Option<Game> {
+    let in_game_letters = LanguageChoice::Fixed(before.language);
+    let game = decode_remembering(adapted, start, in_game_letters, round_config, priors);
+    let before_score = line_score(
+        adapted,
+        start,
+        before.language,
+        &before.played_moves(),
+        config,
+    );
+    let search_missed = before_score.is_some_and(|score| score > game.score + SEARCH_MISS_NATS);
+    (!search_missed).then_some(game)
 }
 
 /// Writer adaptation in rounds, from `first`, the game decoded from the readings as read:
