@@ -829,6 +829,9 @@ fn generated_sheets(
             100.0 * (c.right - c.flagged_right) as f64 / c.plies.saturating_sub(c.flagged).max(1) as f64
         );
     }
+    if timed.is_empty() {
+        return Ok(());
+    }
     let mut seconds: Vec<f64> = timed.iter().map(|(s, _)| *s).collect();
     seconds.sort_by(f64::total_cmp);
     println!(
