@@ -43,8 +43,10 @@ struct Args {
     /// Skip the real-dev scans.
     #[arg(long)]
     no_real: bool,
-    /// Print every real cell read wrongly, and the decoding (ply by ply, with the true game's
-    /// score) of every real sheet and of every generated sheet read with an error.
+    /// Print every real cell read wrongly, and the decoding (ply by ply: the cell and step
+    /// each true and decoded move was read with; the true game's score) of every real sheet
+    /// and of every generated sheet read with an error; then how many wrong plies of the
+    /// generated sheets the search lost and how many the decoder's model favours.
     #[arg(long)]
     show_errors: bool,
     /// Write the model's input crop of every real cell read wrongly (or whose true move is not
@@ -482,7 +484,7 @@ fn decode_real(
         let on_page = read.cells.len().min(truth.len());
         if show_plies {
             let english = Language::by_code("en").ok_or("no English")?;
-            print_decoding(&read, &truth[..on_page], english, options);
+            let _ = print_decoding(&read, &truth[..on_page], english, options);
         }
         for (cell, evidence) in read.cells.iter().zip(&read.evidence) {
             let Some((position, played, san)) = truth.get(cell.cell.ply as usize - 1) else {
@@ -545,13 +547,13 @@ const COPY_SUFFIX: &str = "-copy.json";
 /// Each ply's true move beside the decoded one, and the decoded game's score beside the best
 /// the decoder's model can give the true game (its moves as far as the page holds them, in
 /// language it was written in): a decoded game scoring below the truth is a search error,
-/// above it a model error.
+/// above it a model error. Returns whether it is a search error.
 fn print_decoding(
     read: &GameRead,
     truth: &[(Chess, Move, String)],
     language: &'static Language,
     options: &ReadOptions,
-) {
+) -> bool {
     let moves: Vec<Move> = truth.iter().map(|(_, m, _)| *m).collect();
     let truth_score = line_score(
         &read.evidence,
@@ -613,6 +615,7 @@ fn print_decoding(
             }
         );
     }
+    truth_score.is_some_and(|truth| truth > read.game.score)
 }
 
 /// Generated sheets read end to end (start position from the truth, language not given):
@@ -673,6 +676,9 @@ fn generated_sheets(
     let mut timed: Vec<(f64, String)> = Vec::new();
     // Cells the page stage found on the sheets read alone, and crops the reader read.
     let (mut cells_found, mut crops_read) = (0usize, 0usize);
+    // With --show-errors: wrong plies, and sheets holding them, where the search lost the true
+    // game (it scores better than the game decoded) and where the model favours another.
+    let (mut search_errors, mut model_errors) = ((0usize, 0usize), (0usize, 0usize));
     for path in &truths {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let truth: serde_json::Value =
@@ -762,7 +768,14 @@ fn generated_sheets(
                 start: start.clone(),
                 ..options.clone()
             };
-            print_decoding(read, &true_game[..on_page], language, &options);
+            let search_lost = print_decoding(read, &true_game[..on_page], language, &options);
+            let errors = if search_lost {
+                &mut search_errors
+            } else {
+                &mut model_errors
+            };
+            errors.0 += played.len() - right;
+            errors.1 += 1;
         }
         let copy_path = path.with_file_name(format!(
             "{}{COPY_SUFFIX}",
@@ -827,6 +840,13 @@ fn generated_sheets(
             c.exact_games,
             100.0 * c.flagged as f64 / c.plies.max(1) as f64,
             100.0 * (c.right - c.flagged_right) as f64 / c.plies.saturating_sub(c.flagged).max(1) as f64
+        );
+    }
+    if show_errors {
+        println!(
+            "  wrong plies: {} on {} sheets where the search lost the true game (it scores \
+             better), {} on {} where it scores worse or cannot be aligned with the cells",
+            search_errors.0, search_errors.1, model_errors.0, model_errors.1
         );
     }
     if timed.is_empty() {
