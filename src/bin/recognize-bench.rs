@@ -470,6 +470,7 @@ fn decode_real(
     // confusions where the sheet was decoded again (`read::writer`).
     let (mut decoded_cells, mut decoded_first) = (0usize, 0usize);
     let mut seconds = Vec::new();
+    let mut sorted_errors = ErrorSort::default();
     for game in games {
         let name = game
             .file_name()
@@ -482,10 +483,12 @@ fn decode_real(
         let read = read_game(&[sheet], &[], reader, options).map_err(|e| e.to_string())?;
         seconds.push(started.elapsed().as_secs_f64());
         let on_page = read.cells.len().min(truth.len());
-        if show_plies {
+        let search_lost = if show_plies {
             let english = Language::by_code("en").ok_or("no English")?;
-            let _ = print_decoding(&read, &truth[..on_page], english, options);
-        }
+            print_decoding(&read, &truth[..on_page], english, options)
+        } else {
+            false
+        };
         for (cell, evidence) in read.cells.iter().zip(&read.evidence) {
             let Some((position, played, san)) = truth.get(cell.cell.ply as usize - 1) else {
                 continue;
@@ -510,6 +513,7 @@ fn decode_real(
             game_flagged += usize::from(is_flagged);
             flagged_right += usize::from(is_flagged && is_right);
         }
+        sorted_errors.add(search_lost, on_page - game_right);
         plies += on_page;
         right += game_right;
         flagged += game_flagged;
@@ -519,6 +523,9 @@ fn decode_real(
             100.0 * game_flagged as f64 / on_page.max(1) as f64,
             seconds.last().copied().unwrap_or(0.0)
         );
+    }
+    if show_plies {
+        println!("  {}", sorted_errors.line());
     }
     seconds.sort_by(f64::total_cmp);
     let unflagged = plies - flagged;
@@ -539,6 +546,38 @@ fn decode_real(
         100.0 * decoded_first as f64 / decoded_cells.max(1) as f64
     );
     Ok(())
+}
+
+/// Wrong plies sorted by whose error they are (`--show-errors`): plies and sheets where the
+/// search lost the true game (it scores better than the game decoded), and where it scores
+/// worse or cannot be aligned with the cells (the decoder's model favours the game decoded).
+#[derive(Default)]
+struct ErrorSort {
+    search: (usize, usize),
+    model: (usize, usize),
+}
+
+impl ErrorSort {
+    fn add(&mut self, search_lost: bool, wrong_plies: usize) {
+        if wrong_plies == 0 {
+            return;
+        }
+        let errors = if search_lost {
+            &mut self.search
+        } else {
+            &mut self.model
+        };
+        errors.0 += wrong_plies;
+        errors.1 += 1;
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "wrong plies: {} on {} sheets where the search lost the true game (it scores \
+             better), {} on {} where it scores worse or cannot be aligned with the cells",
+            self.search.0, self.search.1, self.model.0, self.model.1
+        )
+    }
 }
 
 /// How `scoresheet-synth --copies` names the other player's copy of a sheet.
@@ -676,9 +715,7 @@ fn generated_sheets(
     let mut timed: Vec<(f64, String)> = Vec::new();
     // Cells the page stage found on the sheets read alone, and crops the reader read.
     let (mut cells_found, mut crops_read) = (0usize, 0usize);
-    // With --show-errors: wrong plies, and sheets holding them, where the search lost the true
-    // game (it scores better than the game decoded) and where the model favours another.
-    let (mut search_errors, mut model_errors) = ((0usize, 0usize), (0usize, 0usize));
+    let mut sorted_errors = ErrorSort::default();
     for path in &truths {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let truth: serde_json::Value =
@@ -769,13 +806,7 @@ fn generated_sheets(
                 ..options.clone()
             };
             let search_lost = print_decoding(read, &true_game[..on_page], language, &options);
-            let errors = if search_lost {
-                &mut search_errors
-            } else {
-                &mut model_errors
-            };
-            errors.0 += played.len() - right;
-            errors.1 += 1;
+            sorted_errors.add(search_lost, played.len() - right);
         }
         let copy_path = path.with_file_name(format!(
             "{}{COPY_SUFFIX}",
@@ -843,11 +874,7 @@ fn generated_sheets(
         );
     }
     if show_errors {
-        println!(
-            "  wrong plies: {} on {} sheets where the search lost the true game (it scores \
-             better), {} on {} where it scores worse or cannot be aligned with the cells",
-            search_errors.0, search_errors.1, model_errors.0, model_errors.1
-        );
+        println!("  {}", sorted_errors.line());
     }
     if timed.is_empty() {
         return Ok(());
