@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use image::GrayImage;
-use scoresheet::decode::{decode_along, line_score, search_loss, CellEvidence, DecodedMove};
+use scoresheet::decode::{decode_along, search_loss, CellEvidence, DecodedMove};
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
@@ -594,13 +594,16 @@ fn print_decoding(
     options: &ReadOptions,
 ) -> bool {
     let moves: Vec<Move> = truth.iter().map(|(_, m, _)| *m).collect();
-    let truth_score = line_score(
+    // The true game read along the cells: its score (what `decode::line_score` gives), and
+    // where each of its moves was read, its cell and step (a skipped move has no cell).
+    let true_read = decode_along(
         &read.evidence,
         &options.start,
         language,
         &moves,
         &options.decoder,
     );
+    let truth_score = true_read.as_ref().map(|game| game.score);
     println!(
         "    decoded score {:.2} ({}), true game's score {}",
         read.game.score,
@@ -619,14 +622,6 @@ fn print_decoding(
             language.code
         );
     }
-    // Where each move was read: its cell and how it explains it (a skipped move has none).
-    let true_read = decode_along(
-        &read.evidence,
-        &options.start,
-        language,
-        &moves,
-        &options.decoder,
-    );
     let place = |m: Option<&DecodedMove>| {
         m.map_or(String::from("-"), |m| {
             let cell = m.cell.map_or(String::from("--"), |c| (c + 1).to_string());
@@ -636,7 +631,10 @@ fn print_decoding(
     for (ply, (_, _, san)) in truth.iter().enumerate() {
         let decoded = read.game.moves.get(ply);
         let text = read.cells.get(ply).map_or("", |c| c.text.as_str());
-        let true_place = place(true_read.as_ref().and_then(|g| g.moves.get(ply)));
+        let true_place = match &true_read {
+            Some(game) => place(game.moves.get(ply)),
+            None => san.clone(),
+        };
         println!(
             "    ply {:>3} true {true_place:<22} decoded {:<22} read {text:<10} confidence {:.2}{}{}",
             ply + 1,
