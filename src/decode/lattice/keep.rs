@@ -261,7 +261,7 @@ pub(super) fn admit(
     let mut ids = Vec::with_capacity(kept.len());
     for ((key, cand, lineage), (pos, last_to, edges)) in kept.into_iter().zip(built) {
         let id = lattice.nodes.len() as u32;
-        let mut incoming = Vec::with_capacity(edges.len());
+        let first_edge = lattice.edges.len() as u32;
         let mut best_in = None;
         for index in edges {
             let edge = &offered[index as usize];
@@ -272,7 +272,6 @@ pub(super) fn admit(
                 weight: edge.weight,
                 steps: edge.steps.clone(),
             });
-            incoming.push(edge_id);
             if index == cand.best_in {
                 best_in = Some(edge_id);
             }
@@ -285,7 +284,7 @@ pub(super) fn admit(
             last_to,
             best: cand.best,
             best_in,
-            incoming,
+            incoming: first_edge..lattice.edges.len() as u32,
             lineage,
         });
         ids.push(id);
@@ -331,8 +330,8 @@ mod tests {
                 let node = &lattice.nodes[id as usize];
                 let mut weights: Vec<u32> = node
                     .incoming
-                    .iter()
-                    .map(|&e| lattice.edges[e as usize].weight.to_bits())
+                    .clone()
+                    .map(|e| lattice.edges[e as usize].weight.to_bits())
                     .collect();
                 weights.sort_unstable();
                 (zobrist(&node.pos), node.best.to_bits(), id, weights)

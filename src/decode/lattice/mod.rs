@@ -152,7 +152,8 @@ pub(crate) struct Node {
     last_to: Option<Square>,
     pub best: f32,
     pub best_in: Option<u32>,
-    pub incoming: Vec<u32>,
+    /// The node's edges: admitted together, so numbered in one run.
+    pub incoming: std::ops::Range<u32>,
     /// `lineage[j]`: the ancestor 2^j edges back along the best path (the root when shorter).
     lineage: [u32; LINEAGE_DEPTHS],
 }
@@ -1237,7 +1238,7 @@ impl Node {
             last_to: None,
             best: 0.0,
             best_in: None,
-            incoming: Vec::new(),
+            incoming: 0..0,
             lineage: [0; LINEAGE_DEPTHS],
         }
     }
@@ -1257,7 +1258,7 @@ impl Lattice {
         alpha[0] = 0.0;
         for id in 1..count {
             let mut acc = f64::NEG_INFINITY;
-            for &e in &self.nodes[id].incoming {
+            for e in self.nodes[id].incoming.clone() {
                 let edge = &self.edges[e as usize];
                 acc = log_add64(acc, alpha[edge.src as usize] + t * edge.weight as f64);
             }
@@ -1271,7 +1272,7 @@ impl Lattice {
             if beta[id] == f64::NEG_INFINITY {
                 continue;
             }
-            for &e in &self.nodes[id].incoming {
+            for e in self.nodes[id].incoming.clone() {
                 let edge = &self.edges[e as usize];
                 let src = edge.src as usize;
                 beta[src] = log_add64(beta[src], beta[id] + t * edge.weight as f64);

@@ -24,7 +24,17 @@ const PRIOR_MEMO_SHARDS: usize = 16;
 #[derive(Default)]
 pub struct PriorMemo {
     settings: OnceLock<PriorSettings>,
-    shards: [Mutex<HashMap<PriorKey, Box<[f32]>>>; PRIOR_MEMO_SHARDS],
+    shards: [Mutex<MemoShard>; PRIOR_MEMO_SHARDS],
+}
+
+/// One shard's priors, every position's in one list: a hard sheet's searches expand some two
+/// million positions, and a list of its own for each cost a third more memory in allocator
+/// overhead, and time to allocate and free.
+#[derive(Default)]
+struct MemoShard {
+    /// Where each position's priors lie in `priors`: the first and the number.
+    spans: HashMap<PriorKey, (u32, u32)>,
+    priors: Vec<f32>,
 }
 
 /// What a position's priors depend on besides the position.
@@ -71,7 +81,7 @@ impl PriorMemo {
         (zobrist_key, last | book)
     }
 
-    fn shard(&self, key: PriorKey) -> &Mutex<HashMap<PriorKey, Box<[f32]>>> {
+    fn shard(&self, key: PriorKey) -> &Mutex<MemoShard> {
         // The key's top bits: the map places its entries by the low ones.
         &self.shards[(key.0 >> 58) as usize % PRIOR_MEMO_SHARDS]
     }
@@ -82,9 +92,10 @@ impl PriorMemo {
         let Ok(shard) = self.shard(key).lock() else {
             return false;
         };
-        match shard.get(&key) {
-            Some(priors) if priors.len() == kids.len() => {
-                for (kid, &p) in kids.iter_mut().zip(priors.iter()) {
+        match shard.spans.get(&key) {
+            Some(&(first, count)) if count as usize == kids.len() => {
+                let priors = &shard.priors[first as usize..][..kids.len()];
+                for (kid, &p) in kids.iter_mut().zip(priors) {
                     kid.log_prior = p;
                 }
                 true
@@ -94,9 +105,20 @@ impl PriorMemo {
     }
 
     fn keep(&self, key: PriorKey, kids: &[Child]) {
-        if let Ok(mut shard) = self.shard(key).lock() {
-            shard.insert(key, kids.iter().map(|k| k.log_prior).collect());
+        let Ok(mut shard) = self.shard(key).lock() else {
+            return;
+        };
+        // A shard past what a span can address keeps no more: the search works such
+        // positions' priors out again.
+        let (Ok(first), Ok(count)) = (u32::try_from(shard.priors.len()), u32::try_from(kids.len()))
+        else {
+            return;
+        };
+        if first.checked_add(count).is_none() {
+            return;
         }
+        shard.priors.extend(kids.iter().map(|k| k.log_prior));
+        shard.spans.insert(key, (first, count));
     }
 }
 
