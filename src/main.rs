@@ -199,7 +199,9 @@ struct BatchArgs {
     /// The folder results go to (created if needed).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Games read at once (default: one per core).
+    /// Games read at once (default: one per core). A hard sheet's game can take some 1.5 GB
+    /// of memory while it is decoded: on a machine with many cores and little memory, read
+    /// fewer at once.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     /// Read only shard I of N (games whose index in the input is I modulo N), so N machines
