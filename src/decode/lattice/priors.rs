@@ -110,15 +110,12 @@ impl PriorMemo {
         };
         // A shard past what a span can address keeps no more: the search works such
         // positions' priors out again.
-        let (Ok(first), Ok(count)) = (u32::try_from(shard.priors.len()), u32::try_from(kids.len()))
-        else {
-            return;
-        };
-        if first.checked_add(count).is_none() {
+        let first = shard.priors.len();
+        if u32::try_from(first + kids.len()).is_err() {
             return;
         }
         shard.priors.extend(kids.iter().map(|k| k.log_prior));
-        shard.spans.insert(key, (first, count));
+        shard.spans.insert(key, (first as u32, kids.len() as u32));
     }
 }
 
