@@ -265,7 +265,7 @@ pub(crate) struct Lattice {
     scored: Caches,
 }
 
-/// What a piece of a layer's slip work offered (in order) and scored.
+/// What a task (a piece of a layer's extension or slip work) offered, in order, and scored.
 struct Worked {
     offers: Vec<Offer>,
     caches: Caches,
@@ -291,6 +291,18 @@ fn slip_piece_len(items: usize) -> usize {
     items
         .div_ceil(rayon::current_num_threads() * SLIP_CHUNKS_PER_THREAD)
         .max(1)
+}
+
+/// How many of a layer's best nodes are extended one after another before the rest are
+/// extended side by side: their moves set the bound that prunes the others'. A beam of 64
+/// (a sheet's first search) stays within them.
+const EXTENDED_FIRST: usize = 96;
+
+/// How many of a layer's `nodes` after its first [`EXTENDED_FIRST`] one task extends.
+fn extend_piece_len(nodes: usize) -> usize {
+    nodes
+        .div_ceil(rayon::current_num_threads() * SLIP_CHUNKS_PER_THREAD)
+        .max(32)
 }
 
 /// How many nodes' moves one rayon task generates.
@@ -346,7 +358,7 @@ struct Pending {
     best: Vec<f32>,
     /// How far behind its layer's best a candidate may be, per layer.
     margins: Vec<f32>,
-    /// In a slip task: the offers taken, in order, for the search to offer to its own layers.
+    /// In a task: the offers taken, in order, for the search to offer to its own layers.
     buffered: Option<Vec<Offer>>,
 }
 
@@ -372,7 +384,7 @@ impl Pending {
         }
     }
 
-    /// A slip task's pending offers: it prunes with the layers' best scores so far (a task's
+    /// A task's pending offers: it prunes with the layers' best scores so far (a task's
     /// offers only raise them) and keeps its offers for [`Pending::take_buffered`].
     fn buffer(&self) -> Pending {
         Pending {
@@ -383,7 +395,7 @@ impl Pending {
         }
     }
 
-    /// Offers what a slip task buffered, in its order.
+    /// Offers what a task buffered, in its order.
     fn take_buffered(&mut self, offers: Vec<Offer>) {
         for offer in offers {
             self.offer_steps(offer);
@@ -420,7 +432,7 @@ impl Pending {
     }
 
     /// Takes `offer` if it is within its layer's margin of the best so far: into its layer, or
-    /// into a slip task's buffer.
+    /// into a task's buffer.
     fn offer_steps(&mut self, offer: Offer) {
         let score = offer.base + offer.w;
         if score < self.best[offer.cell] - self.margins[offer.cell] {
@@ -861,9 +873,39 @@ fn run_search<E: CellEvidence>(
             .scorer
             .prescore(cell, layer_kids.iter().flatten().map(|kid| &kid.facts));
         // Each node's moves are offered in rank order, the best nodes' first: the layer's bound
-        // grows as they come and prunes the moves of the rest before they are played out.
+        // grows as they come and prunes the moves of the rest before they are played out. On a
+        // wide layer the rest are extended side by side by tasks that prune with the bound the
+        // best nodes set, and their offers are taken in rank order: the layer then holds what
+        // offering them one by one leaves, since an offer a task's looser bound lets through
+        // is refused when it is taken.
+        let head = layer.len().min(EXTENDED_FIRST);
+        let mut best_fits: Vec<Option<f32>> = Vec::with_capacity(layer.len());
+        for (&node_id, kids) in layer[..head].iter().zip(&layer_kids) {
+            let node = &lattice.nodes[node_id as usize];
+            best_fits.push(search.extend_or_end(node_id, node, kids, cell));
+        }
+        let rest: Vec<usize> = (head..layer.len()).collect();
+        let worked: Vec<(Worked, Vec<Option<f32>>)> = rest
+            .par_chunks(extend_piece_len(rest.len()))
+            .map(|ranks| {
+                let mut task = search.task();
+                let fits = ranks
+                    .iter()
+                    .map(|&rank| {
+                        let node_id = layer[rank];
+                        let node = &lattice.nodes[node_id as usize];
+                        task.extend_or_end(node_id, node, &layer_kids[rank], cell)
+                    })
+                    .collect();
+                (task.into_worked(), fits)
+            })
+            .collect();
+        for (work, fits) in worked {
+            search.take_worked(work);
+            best_fits.extend(fits);
+        }
         let mut slip_work: Vec<SlipWork> = Vec::new();
-        for ((rank, &node_id), kids) in layer.iter().enumerate().zip(&layer_kids) {
+        for (rank, (&node_id, best_fit)) in layer.iter().zip(best_fits).enumerate() {
             let node = &lattice.nodes[node_id as usize];
             // Only a rescue's layers rank by alignment: the first search skips the bookkeeping.
             let alignment_rank = if repairs_per_alignment > 0 {
@@ -871,17 +913,10 @@ fn run_search<E: CellEvidence>(
             } else {
                 usize::MAX
             };
-            if kids.is_empty() {
-                // The game is over (mate or stalemate): whatever follows on the sheet is no move.
-                let rest: f32 = (cell..n)
-                    .map(|c| config.slips.junk_cell + cells[c].unreadable_log_likelihood())
-                    .sum();
-                search
-                    .pending
-                    .offer(n, node_id, node.best, rest, &[], node.key, node.ply);
+            // No move: the game is over, and `extend_or_end` offered the rest of the sheet.
+            let Some(best_fit) = best_fit else {
                 continue;
-            }
-            let best_fit = search.extend(node_id, node, kids, cell);
+            };
             let may_repair = rank < repair_from_best || alignment_rank < repairs_per_alignment;
             let fits_nothing = best_fit <= cells[cell].unreadable_log_likelihood() + 1.0;
             let repair = may_repair && best_fit < repair_below;
@@ -1017,8 +1052,9 @@ fn written(m: Move, cell: usize, kind: StepKind) -> Step {
 }
 
 impl<'a, E: CellEvidence> Search<'a, E> {
-    /// A search for one piece of a layer's slip work: it scores with this search's caches and
-    /// prunes with its bounds, and buffers its offers ([`Search::into_worked`]).
+    /// A search for one piece of a layer's work (extending nodes, or their slips): it scores
+    /// with this search's caches and prunes with its bounds, and buffers its offers
+    /// ([`Search::into_worked`]).
     fn task<'b>(&'b self) -> Search<'b, E>
     where
         'a: 'b,
@@ -1137,6 +1173,36 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             key: next_key,
             ply,
         });
+    }
+
+    /// Offers the moves of `node` that fit `cell` best and returns how well the best one fits;
+    /// where `node` has no move (mate or stalemate), offers the rest of the sheet as no moves
+    /// and returns `None`.
+    fn extend_or_end(
+        &mut self,
+        node_id: u32,
+        node: &Node,
+        kids: &[Child],
+        cell: usize,
+    ) -> Option<f32> {
+        if !kids.is_empty() {
+            return Some(self.extend(node_id, node, kids, cell));
+        }
+        let cells = self.scorer.cells;
+        let rest: f32 = cells[cell..]
+            .iter()
+            .map(|c| self.config.slips.junk_cell + c.unreadable_log_likelihood())
+            .sum();
+        self.pending.offer(
+            self.cells,
+            node_id,
+            node.best,
+            rest,
+            &[],
+            node.key,
+            node.ply,
+        );
+        None
     }
 
     /// Offers the moves of `node` that fit `cell` best; returns how well the best one fits.

@@ -53,7 +53,7 @@ pub(super) struct Scorer<'a, E: CellEvidence> {
     lang: &'a Language,
     config: &'a DecoderConfig,
     pub(super) caches: Caches,
-    /// A slip task's scorer reads its search's caches, left untouched while the tasks run, and
+    /// A task's scorer reads its search's caches, left untouched while the tasks run, and
     /// keeps what it scores itself until the search [absorbs](Caches::absorb) it.
     parent: Option<&'a Scorer<'a, E>>,
 }
@@ -76,7 +76,8 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
         }
     }
 
-    /// A scorer for a slip task: it finds what `self` has scored, and keeps the rest apart.
+    /// A scorer for a task (`Search::task`): it finds what `self` has scored, and keeps the
+    /// rest apart.
     pub(super) fn child<'b>(&'b self) -> Scorer<'b, E>
     where
         'a: 'b,
