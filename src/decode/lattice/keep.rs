@@ -123,6 +123,9 @@ impl<'a> KeepRule<'a> {
     }
 }
 
+/// How many candidates' lineages one rayon task looks up.
+const LINEAGES_PER_TASK: usize = 256;
+
 /// A candidate of a layer and its map key (zobrist key, plies played).
 type RankedCandidate<'c> = (&'c (u64, u32), &'c Candidate);
 
@@ -152,9 +155,19 @@ fn kept_in_rank_order<'c>(
         if end < whole {
             rest.select_nth_unstable_by(end - sorted - 1, rank_order);
         }
-        rest[..end - sorted].sort_unstable_by(rank_order);
-        for (rank, &(&(key, ply), cand)) in (sorted..end).zip(&ranked[sorted..end]) {
-            let lineage = lineage_of(lattice, offered, cand);
+        // Candidates' keys are distinct, so the order is total and a parallel sort gives the
+        // order a sequential one does.
+        rest[..end - sorted].par_sort_unstable_by(rank_order);
+        // Each lineage walks ancestors scattered over the lattice: they are looked up side by
+        // side, and judged in rank order.
+        let lineages: Vec<[u32; LINEAGE_DEPTHS]> = ranked[sorted..end]
+            .par_iter()
+            .with_min_len(LINEAGES_PER_TASK)
+            .map(|&(_, cand)| lineage_of(lattice, offered, cand))
+            .collect();
+        for ((rank, &(&(key, ply), cand)), lineage) in
+            (sorted..end).zip(&ranked[sorted..end]).zip(lineages)
+        {
             match rule.verdict(rank, ply, &lineage) {
                 Verdict::Keep => kept.push((key, cand, lineage)),
                 Verdict::Pass => {}
@@ -258,38 +271,60 @@ pub(super) fn admit(
             (pos, last_to, edges)
         })
         .collect();
-    let mut ids = Vec::with_capacity(kept.len());
-    for ((key, cand, lineage), (pos, last_to, edges)) in kept.into_iter().zip(built) {
-        let id = lattice.nodes.len() as u32;
-        let first_edge = lattice.edges.len() as u32;
-        let mut best_in = None;
-        for index in edges {
-            let edge = &offered[index as usize];
-            let edge_id = lattice.edges.len() as u32;
-            lattice.edges.push(Edge {
-                src: edge.src,
-                dst: id,
-                weight: edge.weight,
-                steps: edge.steps.clone(),
-            });
-            if index == cand.best_in {
-                best_in = Some(edge_id);
-            }
-        }
-        lattice.nodes.push(Node {
-            pos,
-            key,
-            ply: cand.ply,
-            cell,
-            last_to,
-            best: cand.best,
-            best_in,
-            incoming: first_edge..lattice.edges.len() as u32,
-            lineage,
-        });
-        ids.push(id);
-    }
-    ids
+    // Nodes and edges are numbered in rank order, a node's edges in the order offered; each
+    // node's first edge is known beforehand, so both are built side by side.
+    let first_node = lattice.nodes.len() as u32;
+    let first_edges: Vec<u32> = built
+        .iter()
+        .scan(lattice.edges.len() as u32, |next, (_, _, edges)| {
+            let first = *next;
+            *next += edges.len() as u32;
+            Some(first)
+        })
+        .collect();
+    lattice.edges.par_extend(
+        built
+            .par_iter()
+            .with_min_len(NODES_PER_TASK)
+            .enumerate()
+            .flat_map_iter(|(rank, (_, _, edges))| {
+                edges.iter().map(move |&index| {
+                    let edge = &offered[index as usize];
+                    Edge {
+                        src: edge.src,
+                        dst: first_node + rank as u32,
+                        weight: edge.weight,
+                        steps: edge.steps.clone(),
+                    }
+                })
+            }),
+    );
+    lattice.nodes.par_extend(
+        kept.into_par_iter()
+            .zip(built)
+            .zip(first_edges)
+            .with_min_len(NODES_PER_TASK)
+            .map(
+                |(((key, cand, lineage), (pos, last_to, edges)), first_edge)| {
+                    let best_in = edges
+                        .iter()
+                        .position(|&index| index == cand.best_in)
+                        .map(|k| first_edge + k as u32);
+                    Node {
+                        pos,
+                        key,
+                        ply: cand.ply,
+                        cell,
+                        last_to,
+                        best: cand.best,
+                        best_in,
+                        incoming: first_edge..first_edge + edges.len() as u32,
+                        lineage,
+                    }
+                },
+            ),
+    );
+    (first_node..lattice.nodes.len() as u32).collect()
 }
 
 #[cfg(test)]
