@@ -43,9 +43,8 @@ fn rank_order(a: &RankedCandidate, b: &RankedCandidate) -> std::cmp::Ordering {
 
 /// The nodes `cand` descends from, its best edge's source first, back [`LINEAGE_DEPTHS`]
 /// layers.
-fn lineage_of(lattice: &Lattice, offered: &[Offered], cand: &Candidate) -> [u32; LINEAGE_DEPTHS] {
-    let parent = offered[cand.best_in as usize].src;
-    let mut lineage = [parent; LINEAGE_DEPTHS];
+fn lineage_of(lattice: &Lattice, cand: &Candidate) -> [u32; LINEAGE_DEPTHS] {
+    let mut lineage = [cand.best_src; LINEAGE_DEPTHS];
     for j in 1..LINEAGE_DEPTHS {
         lineage[j] = lattice.nodes[lineage[j - 1] as usize].lineage[j - 1];
     }
@@ -137,7 +136,6 @@ type RankedCandidate<'c> = (&'c (u64, u32), &'c Candidate);
 /// that each alignment's best are picked from the rest without ordering it.
 fn kept_in_rank_order<'c>(
     lattice: &Lattice,
-    offered: &[Offered],
     ranked: &mut [RankedCandidate<'c>],
     cell: u32,
     (width, alignment_quota): (usize, usize),
@@ -163,7 +161,7 @@ fn kept_in_rank_order<'c>(
         let lineages: Vec<[u32; LINEAGE_DEPTHS]> = ranked[sorted..end]
             .par_iter()
             .with_min_len(LINEAGES_PER_TASK)
-            .map(|&(_, cand)| lineage_of(lattice, offered, cand))
+            .map(|&(_, cand)| lineage_of(lattice, cand))
             .collect();
         for ((rank, &(&(key, ply), cand)), lineage) in
             (sorted..end).zip(&ranked[sorted..end]).zip(lineages)
@@ -202,9 +200,18 @@ fn kept_in_rank_order<'c>(
     kept.extend(
         picked
             .into_iter()
-            .map(|(&(key, _), cand)| (key, cand, lineage_of(lattice, offered, cand))),
+            .map(|(&(key, _), cand)| (key, cand, lineage_of(lattice, cand))),
     );
     kept
+}
+
+/// A kept candidate before it is numbered as a node: its board, where its last move went,
+/// its edges within the layer's margin in the order offered, and which of them is its best.
+struct Built<'p> {
+    pos: Chess,
+    last_to: Option<Square>,
+    edges: Vec<&'p Offered>,
+    best_at: Option<u32>,
 }
 
 /// Keeps the best candidates of a layer as nodes, with their edges, replaying each kept
@@ -221,35 +228,24 @@ pub(super) fn admit(
     margin: f32,
     config: &DecoderConfig,
 ) -> Vec<u32> {
-    let PendingLayer {
-        candidates,
-        offered,
-    } = &pending;
     // Only candidates within the margin are ever kept: they alone are ranked.
-    let top = candidates
-        .values()
-        .map(|c| c.best)
+    let top = pending
+        .candidates()
+        .map(|(_, c)| c.best)
         .fold(f32::NEG_INFINITY, f32::max);
-    let mut ranked: Vec<RankedCandidate> = candidates
-        .iter()
+    let mut ranked: Vec<RankedCandidate> = pending
+        .candidates()
         .filter(|(_, c)| c.best >= top - margin)
         .collect();
-    let kept = kept_in_rank_order(
-        lattice,
-        offered,
-        &mut ranked,
-        cell,
-        (width, alignment_quota),
-        config,
-    );
+    let kept = kept_in_rank_order(lattice, &mut ranked, cell, (width, alignment_quota), config);
     // Each kept candidate's board, replayed from its best edge, and its edges within the
     // margin, side by side; the nodes and edges are then numbered in rank order.
     let nodes = &lattice.nodes;
-    let built: Vec<(Chess, Option<Square>, Vec<u32>)> = kept
+    let built: Vec<Built> = kept
         .par_iter()
         .with_min_len(NODES_PER_TASK)
-        .map(|&(_, cand, _)| {
-            let best_edge = &offered[cand.best_in as usize];
+        .map(|&(key, cand, _)| {
+            let best_edge = pending.offered(key, cand.best_in);
             let mut pos = nodes[best_edge.src as usize].pos.clone();
             let mut last_to = None;
             for step in best_edge.steps.iter() {
@@ -259,16 +255,23 @@ pub(super) fn admit(
             // An edge the layer's margin excludes is dropped, wherever it was offered in the
             // layer's work: which of them a running bound happened to let in depends on the
             // order of the offers, and they carry no mass worth a float.
-            let edges = pending
-                .edges_of(cand)
-                .filter(|&(index, edge)| {
-                    let score = nodes[edge.src as usize].best + edge.weight;
-                    let excluded = score < top - margin && index != cand.best_in;
-                    !excluded
-                })
-                .map(|(index, _)| index)
-                .collect();
-            (pos, last_to, edges)
+            let mut best_at = None;
+            let mut edges = Vec::new();
+            for (index, edge) in pending.edges_of(key, cand) {
+                let score = nodes[edge.src as usize].best + edge.weight;
+                if index == cand.best_in {
+                    best_at = Some(edges.len() as u32);
+                } else if score < top - margin {
+                    continue;
+                }
+                edges.push(edge);
+            }
+            Built {
+                pos,
+                last_to,
+                edges,
+                best_at,
+            }
         })
         .collect();
     // Nodes and edges are numbered in rank order, a node's edges in the order offered; each
@@ -276,9 +279,9 @@ pub(super) fn admit(
     let first_node = lattice.nodes.len() as u32;
     let first_edges: Vec<u32> = built
         .iter()
-        .scan(lattice.edges.len() as u32, |next, (_, _, edges)| {
+        .scan(lattice.edges.len() as u32, |next, built| {
             let first = *next;
-            *next += edges.len() as u32;
+            *next += built.edges.len() as u32;
             Some(first)
         })
         .collect();
@@ -287,15 +290,12 @@ pub(super) fn admit(
             .par_iter()
             .with_min_len(NODES_PER_TASK)
             .enumerate()
-            .flat_map_iter(|(rank, (_, _, edges))| {
-                edges.iter().map(move |&index| {
-                    let edge = &offered[index as usize];
-                    Edge {
-                        src: edge.src,
-                        dst: first_node + rank as u32,
-                        weight: edge.weight,
-                        steps: edge.steps.clone(),
-                    }
+            .flat_map_iter(|(rank, built)| {
+                built.edges.iter().map(move |edge| Edge {
+                    src: edge.src,
+                    dst: first_node + rank as u32,
+                    weight: edge.weight,
+                    steps: edge.steps.clone(),
                 })
             }),
     );
@@ -304,25 +304,20 @@ pub(super) fn admit(
             .zip(built)
             .zip(first_edges)
             .with_min_len(NODES_PER_TASK)
-            .map(
-                |(((key, cand, lineage), (pos, last_to, edges)), first_edge)| {
-                    let best_in = edges
-                        .iter()
-                        .position(|&index| index == cand.best_in)
-                        .map(|k| first_edge + k as u32);
-                    Node {
-                        pos,
-                        key,
-                        ply: cand.ply,
-                        cell,
-                        last_to,
-                        best: cand.best,
-                        best_in,
-                        incoming: first_edge..first_edge + edges.len() as u32,
-                        lineage,
-                    }
-                },
-            ),
+            .map(|(((key, cand, lineage), built), first_edge)| {
+                let best_in = built.best_at.map(|at| first_edge + at);
+                Node {
+                    pos: built.pos,
+                    key,
+                    ply: cand.ply,
+                    cell,
+                    last_to: built.last_to,
+                    best: cand.best,
+                    best_in,
+                    incoming: first_edge..first_edge + built.edges.len() as u32,
+                    lineage,
+                }
+            }),
     );
     (first_node..lattice.nodes.len() as u32).collect()
 }
@@ -333,8 +328,8 @@ mod tests {
 
     use super::*;
     use crate::decode::lattice::{
-        after, written, zobrist, Caches, Candidate, Lattice, Node, Offered, Pending, StepKind,
-        Steps, LINEAGE_DEPTHS, NO_EDGE,
+        after, written, zobrist, Caches, Candidate, Lattice, Node, Pending, StepKind,
+        LINEAGE_DEPTHS,
     };
 
     /// The nodes and edges `admit` makes of `offers` (from the start position, each a move,
@@ -357,7 +352,7 @@ mod tests {
             let key = zobrist(&after(&Chess::default(), m));
             pending.offer(1, 0, -1.0, w, &[step], key, 1);
         }
-        let layer = std::mem::take(&mut pending.layers[1]);
+        let layer = pending.take_layer(1);
         let ids = admit(&mut lattice, layer, 1, (100, 0), margin, &config);
         let mut nodes: Vec<(u64, u32, u32, Vec<u32>)> = ids
             .iter()
@@ -409,7 +404,6 @@ mod tests {
     /// then judged in order.
     fn kept_by_full_ranking<'c>(
         lattice: &Lattice,
-        offered: &[Offered],
         ranked: &[RankedCandidate<'c>],
         cell: u32,
         (width, alignment_quota): (usize, usize),
@@ -420,7 +414,7 @@ mod tests {
         let mut rule = KeepRule::new(cell as usize, (width, alignment_quota), config);
         let mut kept = Vec::new();
         for (rank, (&(key, ply), cand)) in ranked.into_iter().enumerate() {
-            let lineage = lineage_of(lattice, offered, cand);
+            let lineage = lineage_of(lattice, cand);
             match rule.verdict(rank, ply, &lineage) {
                 Verdict::Keep => kept.push((key, ply, lineage[0])),
                 Verdict::Pass => {}
@@ -470,7 +464,6 @@ mod tests {
                     finals: Vec::new(),
                     scored: Caches::default(),
                 };
-                let mut offered = Vec::new();
                 let mut candidates = Vec::new();
                 for _ in 0..count {
                     // Scores on a coarse grid, so that many tie and the keys decide.
@@ -482,17 +475,12 @@ mod tests {
                         Candidate {
                             ply,
                             best,
-                            best_in: offered.len() as u32,
+                            best_in: 0,
+                            best_src: random(300) as u32,
                             first: 0,
                             last: 0,
                         },
                     ));
-                    offered.push(Offered {
-                        src: random(300) as u32,
-                        weight: best,
-                        steps: Steps::of(&[]),
-                        next: NO_EDGE,
-                    });
                 }
                 let config = DecoderConfig {
                     lineage_extras: extras,
@@ -500,25 +488,13 @@ mod tests {
                 };
                 let mut ranked: Vec<(&(u64, u32), &Candidate)> =
                     candidates.iter().map(|(id, c)| (id, c)).collect();
-                let expected = kept_by_full_ranking(
-                    &lattice,
-                    &offered,
-                    &ranked,
-                    cell,
-                    (width, quota),
-                    &config,
-                );
-                let kept: Vec<(u64, u32, u32)> = kept_in_rank_order(
-                    &lattice,
-                    &offered,
-                    &mut ranked,
-                    cell,
-                    (width, quota),
-                    &config,
-                )
-                .into_iter()
-                .map(|(key, cand, lineage)| (key, cand.ply, lineage[0]))
-                .collect();
+                let expected =
+                    kept_by_full_ranking(&lattice, &ranked, cell, (width, quota), &config);
+                let kept: Vec<(u64, u32, u32)> =
+                    kept_in_rank_order(&lattice, &mut ranked, cell, (width, quota), &config)
+                        .into_iter()
+                        .map(|(key, cand, lineage)| (key, cand.ply, lineage[0]))
+                        .collect();
                 assert_eq!(kept, expected, "{count} candidates, {width} wide");
                 compared += kept.len();
             }

@@ -210,12 +210,14 @@ fn settle_facts(pos: &Chess, key: u64, kid: &Child) -> (MoveFacts, u64) {
 }
 
 /// A position reachable at some layer, not yet admitted: it keeps no board, which is replayed
-/// from its best edge only if it is admitted. Its edges are threaded through its layer's
-/// [`Offered`] list, from `first` to `last` in the order they were offered.
+/// from its best edge only if it is admitted. Its edges are threaded through its shard's
+/// [`Offered`] list, from `first` to `last` in the order they were offered; `best_src` is the
+/// source of the best one (`best_in`).
 struct Candidate {
     ply: u32,
     best: f32,
     best_in: u32,
+    best_src: u32,
     first: u32,
     last: u32,
 }
@@ -229,25 +231,93 @@ struct Offered {
     next: u32,
 }
 
-/// The end of a candidate's edges in its layer's [`Offered`] list.
+/// The end of a candidate's edges in its shard's [`Offered`] list.
 const NO_EDGE: u32 = u32::MAX;
 
-/// The candidates of one layer and every edge offered to them. Most candidates are never
-/// admitted, and a hard sheet's layer takes hundreds of thousands of offers: one list for all
-/// of a layer's edges saves an allocation per candidate and keeps the map's entries small.
+/// How many shards, by key, a layer's candidates are kept in: the offers of a layer's tasks
+/// are taken into them side by side. A power of two.
+const PENDING_SHARDS: usize = 16;
+
+/// The shard of the candidate with zobrist `key`: the key's top bits.
+fn shard_of(key: u64) -> usize {
+    (key >> (u64::BITS - PENDING_SHARDS.trailing_zeros())) as usize
+}
+
+/// The candidates of one shard of a layer and every edge offered to them. Most candidates are
+/// never admitted, and a hard sheet's layer takes hundreds of thousands of offers: one list
+/// for all of a shard's edges saves an allocation per candidate and keeps the map's entries
+/// small.
 #[derive(Default)]
-struct PendingLayer {
+struct PendingShard {
     candidates: HashMap<(u64, u32), Candidate>,
     offered: Vec<Offered>,
 }
 
+impl PendingShard {
+    /// Takes the edge from node `src`, of weight `w` and `score` in all, to the position `key`
+    /// after `ply` plies, as its candidate's last edge.
+    fn take(&mut self, src: u32, w: f32, score: f32, steps: Steps, key: u64, ply: u32) {
+        let index = self.offered.len() as u32;
+        self.offered.push(Offered {
+            src,
+            weight: w,
+            steps,
+            next: NO_EDGE,
+        });
+        match self.candidates.entry((key, ply)) {
+            Entry::Occupied(mut occupied) => {
+                let candidate = occupied.get_mut();
+                self.offered[candidate.last as usize].next = index;
+                candidate.last = index;
+                if score > candidate.best {
+                    candidate.best = score;
+                    candidate.best_in = index;
+                    candidate.best_src = src;
+                }
+            }
+            Entry::Vacant(vacant) => {
+                vacant.insert(Candidate {
+                    ply,
+                    // As `score > best` from minus infinity would: a NaN never leads.
+                    best: score.max(f32::NEG_INFINITY),
+                    best_in: index,
+                    best_src: src,
+                    first: index,
+                    last: index,
+                });
+            }
+        }
+    }
+}
+
+/// The candidates of one layer, in [`PENDING_SHARDS`] shards by key.
+struct PendingLayer {
+    shards: Vec<PendingShard>,
+}
+
 impl PendingLayer {
-    /// The edges of `candidate`, in the order they were offered, with their indices.
-    fn edges_of<'l>(&'l self, candidate: &Candidate) -> impl Iterator<Item = (u32, &'l Offered)> {
+    /// Every candidate with its key (zobrist key, plies played), in no particular order.
+    fn candidates(&self) -> impl Iterator<Item = (&(u64, u32), &Candidate)> {
+        self.shards.iter().flat_map(|shard| shard.candidates.iter())
+    }
+
+    /// The edge `index` of the shard of key `key`.
+    fn offered(&self, key: u64, index: u32) -> &Offered {
+        &self.shards[shard_of(key)].offered[index as usize]
+    }
+
+    /// The edges of `candidate` (of key `key`), in the order they were offered, with their
+    /// indices in its shard.
+    fn edges_of<'l>(
+        &'l self,
+        key: u64,
+        candidate: &Candidate,
+    ) -> impl Iterator<Item = (u32, &'l Offered)> {
+        let offered = &self.shards[shard_of(key)].offered;
         let mut at = candidate.first;
         std::iter::from_fn(move || {
             let index = at;
-            let edge = self.offered.get(index as usize)?;
+            let edge = offered.get(index as usize)?;
             at = edge.next;
             Some((index, edge))
         })
@@ -305,6 +375,9 @@ fn extend_piece_len(nodes: usize) -> usize {
         .max(32)
 }
 
+/// Fewer buffered offers than this are taken one by one: sharing them out costs more.
+const OFFERS_TAKEN_ALONE: usize = 4096;
+
 /// How many nodes' moves one rayon task generates.
 const NODES_PER_TASK: usize = 4;
 
@@ -354,7 +427,8 @@ fn unpriced_children(pos: &Chess) -> (MoveList, Vec<Child>) {
 
 /// The layers of candidates not yet admitted, by cells read.
 struct Pending {
-    layers: Vec<PendingLayer>,
+    /// Each shard's layers: `shards[shard][cell]`.
+    shards: Vec<Vec<PendingShard>>,
     best: Vec<f32>,
     /// How far behind its layer's best a candidate may be, per layer.
     margins: Vec<f32>,
@@ -377,7 +451,9 @@ struct Offer {
 impl Pending {
     fn new(margins: Vec<f32>) -> Pending {
         Pending {
-            layers: margins.iter().map(|_| PendingLayer::default()).collect(),
+            shards: (0..PENDING_SHARDS)
+                .map(|_| margins.iter().map(|_| PendingShard::default()).collect())
+                .collect(),
             best: vec![f32::NEG_INFINITY; margins.len()],
             margins,
             buffered: None,
@@ -388,17 +464,66 @@ impl Pending {
     /// offers only raise them) and keeps its offers for [`Pending::take_buffered`].
     fn buffer(&self) -> Pending {
         Pending {
-            layers: Vec::new(),
+            shards: Vec::new(),
             best: self.best.clone(),
             margins: self.margins.clone(),
             buffered: Some(Vec::new()),
         }
     }
 
-    /// Offers what a task buffered, in its order.
+    /// Offers what a task buffered, in its order. Which offers enter is settled in that order,
+    /// as offering them one by one would; each shard then takes its own, in the same order,
+    /// side by side with the others.
     fn take_buffered(&mut self, offers: Vec<Offer>) {
-        for offer in offers {
-            self.offer_steps(offer);
+        if offers.len() < OFFERS_TAKEN_ALONE {
+            for offer in offers {
+                self.offer_steps(offer);
+            }
+            return;
+        }
+        let mut by_shard: Vec<Vec<u32>> = vec![Vec::new(); PENDING_SHARDS];
+        for (index, offer) in offers.iter().enumerate() {
+            if self.admits(offer) {
+                by_shard[shard_of(offer.key)].push(index as u32);
+            }
+        }
+        let offers = &offers;
+        self.shards
+            .par_iter_mut()
+            .zip(by_shard)
+            .for_each(|(layers, taken)| {
+                for index in taken {
+                    let offer = &offers[index as usize];
+                    layers[offer.cell].take(
+                        offer.src,
+                        offer.w,
+                        offer.base + offer.w,
+                        offer.steps.clone(),
+                        offer.key,
+                        offer.ply,
+                    );
+                }
+            });
+    }
+
+    /// Whether `offer` is within its layer's margin of the best so far; raises the best.
+    fn admits(&mut self, offer: &Offer) -> bool {
+        let score = offer.base + offer.w;
+        if score < self.best[offer.cell] - self.margins[offer.cell] {
+            return false;
+        }
+        self.best[offer.cell] = self.best[offer.cell].max(score);
+        true
+    }
+
+    /// The candidates of layer `cell`, taken out of the pending layers.
+    fn take_layer(&mut self, cell: usize) -> PendingLayer {
+        PendingLayer {
+            shards: self
+                .shards
+                .iter_mut()
+                .map(|layers| std::mem::take(&mut layers[cell]))
+                .collect(),
         }
     }
 
@@ -434,53 +559,22 @@ impl Pending {
     /// Takes `offer` if it is within its layer's margin of the best so far: into its layer, or
     /// into a task's buffer.
     fn offer_steps(&mut self, offer: Offer) {
-        let score = offer.base + offer.w;
-        if score < self.best[offer.cell] - self.margins[offer.cell] {
+        if !self.admits(&offer) {
             return;
         }
-        self.best[offer.cell] = self.best[offer.cell].max(score);
         if let Some(buffered) = &mut self.buffered {
             buffered.push(offer);
             return;
         }
-        let Offer {
-            cell,
-            src,
-            w,
-            steps,
-            key,
-            ply,
-            ..
-        } = offer;
-        let layer = &mut self.layers[cell];
-        let index = layer.offered.len() as u32;
-        layer.offered.push(Offered {
-            src,
-            weight: w,
-            steps,
-            next: NO_EDGE,
-        });
-        match layer.candidates.entry((key, ply)) {
-            Entry::Occupied(mut occupied) => {
-                let candidate = occupied.get_mut();
-                layer.offered[candidate.last as usize].next = index;
-                candidate.last = index;
-                if score > candidate.best {
-                    candidate.best = score;
-                    candidate.best_in = index;
-                }
-            }
-            Entry::Vacant(vacant) => {
-                vacant.insert(Candidate {
-                    ply,
-                    // As `score > best` from minus infinity would: a NaN never leads.
-                    best: score.max(f32::NEG_INFINITY),
-                    best_in: index,
-                    first: index,
-                    last: index,
-                });
-            }
-        }
+        let score = offer.base + offer.w;
+        self.shards[shard_of(offer.key)][offer.cell].take(
+            offer.src,
+            offer.w,
+            score,
+            offer.steps,
+            offer.key,
+            offer.ply,
+        );
     }
 }
 
@@ -790,7 +884,7 @@ fn run_search<E: CellEvidence>(
 
     for cell in 0..=n {
         if cell > 0 {
-            let candidates = std::mem::take(&mut search.pending.layers[cell]);
+            let candidates = search.pending.take_layer(cell);
             let recent = cell.saturating_sub(config.wide_beam_cells)..cell;
             // An illegible cell's move shows only when a later move needs it: keep its
             // alternatives longer.
