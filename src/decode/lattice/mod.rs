@@ -471,37 +471,72 @@ impl Pending {
         }
     }
 
-    /// Offers what a task buffered, in its order. Which offers enter is settled in that order,
-    /// as offering them one by one would; each shard then takes its own, in the same order,
-    /// side by side with the others.
-    fn take_buffered(&mut self, offers: Vec<Offer>) {
-        if offers.len() < OFFERS_TAKEN_ALONE {
-            for offer in offers {
+    /// Offers what tasks buffered, task after task, each in its order. Which offers enter is
+    /// settled in that order, as offering them one by one would; each shard then takes its
+    /// own, in the same order, side by side with the others.
+    fn take_buffered(&mut self, offers: Vec<Vec<Offer>>) {
+        if offers.iter().map(Vec::len).sum::<usize>() < OFFERS_TAKEN_ALONE {
+            for offer in offers.into_iter().flatten() {
                 self.offer_steps(offer);
             }
             return;
         }
-        let mut by_shard: Vec<Vec<u32>> = vec![Vec::new(); PENDING_SHARDS];
-        for (index, offer) in offers.iter().enumerate() {
-            if self.admits(offer) {
-                by_shard[shard_of(offer.key)].push(index as u32);
+        // Whether an offer enters depends only on its layer's best before it: the best of the
+        // offers before it, since one that is refused never leads. So each task's bests to
+        // start from are worked out first, and the tasks' offers are then judged side by side.
+        let layers = self.best.len();
+        let task_bests: Vec<Vec<f32>> = offers
+            .par_iter()
+            .map(|task_offers| {
+                let mut best = vec![f32::NEG_INFINITY; layers];
+                for offer in task_offers {
+                    best[offer.cell] = best[offer.cell].max(offer.base + offer.w);
+                }
+                best
+            })
+            .collect();
+        let mut starts = Vec::with_capacity(offers.len());
+        for task_best in &task_bests {
+            starts.push(self.best.clone());
+            for (best, &task) in self.best.iter_mut().zip(task_best) {
+                *best = best.max(task);
             }
         }
-        let offers = &offers;
+        let margins = &self.margins;
+        // Per task, per shard: the offers that enter.
+        let entering: Vec<Vec<Vec<u32>>> = offers
+            .par_iter()
+            .zip(starts)
+            .map(|(task_offers, mut best)| {
+                let mut by_shard = vec![Vec::new(); PENDING_SHARDS];
+                for (index, offer) in task_offers.iter().enumerate() {
+                    let score = offer.base + offer.w;
+                    if score < best[offer.cell] - margins[offer.cell] {
+                        continue;
+                    }
+                    best[offer.cell] = best[offer.cell].max(score);
+                    by_shard[shard_of(offer.key)].push(index as u32);
+                }
+                by_shard
+            })
+            .collect();
+        let (offers, entering) = (&offers, &entering);
         self.shards
             .par_iter_mut()
-            .zip(by_shard)
-            .for_each(|(layers, taken)| {
-                for index in taken {
-                    let offer = &offers[index as usize];
-                    layers[offer.cell].take(
-                        offer.src,
-                        offer.w,
-                        offer.base + offer.w,
-                        offer.steps.clone(),
-                        offer.key,
-                        offer.ply,
-                    );
+            .enumerate()
+            .for_each(|(shard, layers)| {
+                for (task_offers, task_entering) in offers.iter().zip(entering) {
+                    for &index in &task_entering[shard] {
+                        let offer = &task_offers[index as usize];
+                        layers[offer.cell].take(
+                            offer.src,
+                            offer.w,
+                            offer.base + offer.w,
+                            offer.steps.clone(),
+                            offer.key,
+                            offer.ply,
+                        );
+                    }
                 }
             });
     }
@@ -994,10 +1029,9 @@ fn run_search<E: CellEvidence>(
                 (task.into_worked(), fits)
             })
             .collect();
-        for (work, fits) in worked {
-            search.take_worked(work);
-            best_fits.extend(fits);
-        }
+        let (works, fits): (Vec<Worked>, Vec<Vec<Option<f32>>>) = worked.into_iter().unzip();
+        search.take_worked(works);
+        best_fits.extend(fits.into_iter().flatten());
         let mut slip_work: Vec<SlipWork> = Vec::new();
         for (rank, (&node_id, best_fit)) in layer.iter().zip(best_fits).enumerate() {
             let node = &lattice.nodes[node_id as usize];
@@ -1061,8 +1095,9 @@ fn run_search<E: CellEvidence>(
             })
             .collect();
         let mut skipped_before: Vec<u32> = Vec::new();
-        for (work, repaired) in worked {
-            search.take_worked(work);
+        let (works, repaired): (Vec<Worked>, Vec<Vec<(usize, bool)>>) = worked.into_iter().unzip();
+        search.take_worked(works);
+        for repaired in repaired {
             for (rank, fits_nothing) in repaired {
                 if rank == 0 {
                     uninformative[cell] = fits_nothing;
@@ -1118,9 +1153,7 @@ fn run_search<E: CellEvidence>(
                 task.into_worked()
             })
             .collect();
-        for work in worked {
-            search.take_worked(work);
-        }
+        search.take_worked(worked);
     }
     if lattice.finals.is_empty() {
         // Nothing explains every cell (e.g. more cells than the game has moves): end where the
@@ -1171,10 +1204,14 @@ impl<'a, E: CellEvidence> Search<'a, E> {
         }
     }
 
-    /// Keeps what a task scored and offers what it offered.
-    fn take_worked(&mut self, worked: Worked) {
-        self.scorer.caches.absorb(worked.caches);
-        self.pending.take_buffered(worked.offers);
+    /// Keeps what tasks scored and offers what they offered, in the order of the tasks.
+    fn take_worked(&mut self, works: Vec<Worked>) {
+        let mut offers = Vec::with_capacity(works.len());
+        for work in works {
+            self.scorer.caches.absorb(work.caches);
+            offers.push(work.offers);
+        }
+        self.pending.take_buffered(offers);
     }
 
     /// The moves of `pos` (with its zobrist key), reached after `ply` plies, that the search
