@@ -375,7 +375,8 @@ fn extend_piece_len(nodes: usize) -> usize {
         .max(32)
 }
 
-/// Fewer buffered offers than this are taken one by one: sharing them out costs more.
+/// Fewer buffered offers than this are taken one by one (as all are with one thread): sharing
+/// them out costs more.
 const OFFERS_TAKEN_ALONE: usize = 4096;
 
 /// How many nodes' moves one rayon task generates.
@@ -475,7 +476,8 @@ impl Pending {
     /// settled in that order, as offering them one by one would; each shard then takes its
     /// own, in the same order, side by side with the others.
     fn take_buffered(&mut self, offers: Vec<Vec<Offer>>) {
-        if offers.iter().map(Vec::len).sum::<usize>() < OFFERS_TAKEN_ALONE {
+        let few = offers.iter().map(Vec::len).sum::<usize>() < OFFERS_TAKEN_ALONE;
+        if few || rayon::current_num_threads() == 1 {
             for offer in offers.into_iter().flatten() {
                 self.offer_steps(offer);
             }
@@ -1007,7 +1009,12 @@ fn run_search<E: CellEvidence>(
         // best nodes set, and their offers are taken in rank order: the layer then holds what
         // offering them one by one leaves, since an offer a task's looser bound lets through
         // is refused when it is taken.
-        let head = layer.len().min(EXTENDED_FIRST);
+        // With one thread the tasks would only loosen the bound.
+        let head = if rayon::current_num_threads() > 1 {
+            layer.len().min(EXTENDED_FIRST)
+        } else {
+            layer.len()
+        };
         let mut best_fits: Vec<Option<f32>> = Vec::with_capacity(layer.len());
         for (&node_id, kids) in layer[..head].iter().zip(&layer_kids) {
             let node = &lattice.nodes[node_id as usize];
