@@ -36,6 +36,13 @@ pub trait CellEvidence: Send + Sync {
     /// The text as read, for reports.
     fn text(&self) -> &str;
 
+    /// How likely the text is to begin with each character, where the evidence knows more
+    /// than its one reading ([`crate::recognize::Posteriors::first_characters`]); `None`: the
+    /// text's first character is all there is (a typed cell).
+    fn first_characters(&self) -> Option<Vec<(char, f32)>> {
+        None
+    }
+
     /// Whether the player wrote a draw offer `(=)` beside the move.
     fn draw_offer(&self) -> bool {
         false

@@ -205,6 +205,15 @@ impl CellEvidence for CellReading {
         }
     }
 
+    /// A cell read on one sheet only: a blank one's reading is noise, and a fused one's
+    /// text says which sheet it was taken from.
+    fn first_characters(&self) -> Option<Vec<(char, f32)>> {
+        match self {
+            CellReading::Read(c) => c.first_characters(),
+            CellReading::Blank(_) | CellReading::BothCopies(..) => None,
+        }
+    }
+
     fn draw_offer(&self) -> bool {
         match self {
             CellReading::Read(c) => c.draw_offer(),

@@ -207,6 +207,27 @@ impl Posteriors {
         Posteriors::new(Arc::clone(&self.charset), log_probs)
     }
 
+    /// How likely the text is to begin with each character: `(character, probability)` for
+    /// every class of the charset, in class order, the probabilities in 0..=1 and summing with
+    /// the chance that the cell reads as nothing at all to 1. The first character read is the
+    /// class of the first frame that is not a blank, so it is the sum over frames of that
+    /// class's probability there times every earlier frame's blank. A second choice the best
+    /// path hides (a capital read `Փ` at 0.6 and `A` at 0.3) keeps its share here.
+    pub fn first_characters(&self) -> Vec<(char, f32)> {
+        let classes = self.charset.classes();
+        let mut first = vec![0f64; classes];
+        let mut all_blank_so_far = 1f64;
+        for frame in self.log_probs.chunks_exact(classes) {
+            for (class, &log_p) in frame.iter().enumerate().skip(1) {
+                first[class] += all_blank_so_far * (log_p as f64).exp();
+            }
+            all_blank_so_far *= (frame[0] as f64).exp();
+        }
+        (1..classes)
+            .filter_map(|class| Some((self.charset.char(class)?, first[class] as f32)))
+            .collect()
+    }
+
     /// The best path: the most likely class in every frame, repeats merged and blanks
     /// dropped; with the path's probability (the product of those frames' maxima), a
     /// lower bound on the text's probability, in 0..=1.
@@ -612,6 +633,44 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn first_characters_equal_the_sum_over_all_alignments() {
+        let scores = [
+            [0.3, 1.2, -0.4],
+            [1.1, 0.2, 0.9],
+            [-0.5, 0.7, 1.4],
+            [0.8, -1.0, 0.1],
+        ];
+        for frames in 1..=4 {
+            let p = posteriors(&scores[..frames]);
+            let mut expected = [0.0f64; 3];
+            for code in 0..3usize.pow(frames as u32) {
+                let path: Vec<usize> = (0..frames)
+                    .map(|i| code / 3usize.pow(i as u32) % 3)
+                    .collect();
+                let probability = path
+                    .iter()
+                    .enumerate()
+                    .map(|(f, &c)| p.at(f, c) as f64)
+                    .sum::<f64>()
+                    .exp();
+                expected[collapse(&path).first().copied().unwrap_or(0)] += probability;
+            }
+            let got = p.first_characters();
+            assert_eq!(got.iter().map(|&(c, _)| c).collect::<String>(), "ab");
+            for (class, &(c, probability)) in (1..).zip(&got) {
+                assert!(
+                    (probability as f64 - expected[class]).abs() < 1e-5,
+                    "{frames} frames, {c}: {probability} vs {}",
+                    expected[class]
+                );
+            }
+            // With the empty reading, every beginning is counted once.
+            let total = got.iter().map(|&(_, p)| p as f64).sum::<f64>() + expected[0];
+            assert!((total - 1.0).abs() < 1e-5, "{frames} frames: {total}");
         }
     }
 

@@ -322,6 +322,10 @@ impl CellEvidence for CtcCell {
         &self.shown().text
     }
 
+    fn first_characters(&self) -> Option<Vec<(char, f32)>> {
+        Some(self.shown().posteriors.first_characters())
+    }
+
     fn draw_offer(&self) -> bool {
         self.readings().any(|r| r.text.contains("(=)"))
     }
@@ -392,6 +396,65 @@ pub(crate) mod tests {
         assert!(
             e4.log_likelihood(&e4_chars, "", f32::NEG_INFINITY) > e4.unreadable_log_likelihood()
         );
+    }
+
+    /// A cell whose first character the reader splits between `first`'s letters, then reads
+    /// `rest` at 0.9 (each character in two frames with a blank between, as [`read_as`]); the
+    /// rest of each frame is spread evenly.
+    fn cell_beginning_with(charset: &Arc<Charset>, first: &[(char, f32)], rest: &str) -> CtcCell {
+        let classes = charset.classes();
+        let mut logs = Vec::new();
+        let mut frame = |shares: &[(usize, f32)]| {
+            let shared: f32 = shares.iter().map(|&(_, p)| p).sum();
+            let spread = ((1.0 - shared) / (classes - shares.len()) as f32).ln();
+            logs.extend((0..classes).map(|class| {
+                shares
+                    .iter()
+                    .find(|&&(c, _)| c == class)
+                    .map_or(spread, |&(_, p)| p.ln())
+            }));
+        };
+        let class = |c: char| charset.class(c).expect("in the charset");
+        frame(&[(0, 0.9)]);
+        let first: Vec<(usize, f32)> = first.iter().map(|&(c, p)| (class(c), p)).collect();
+        frame(&first);
+        frame(&[(0, 0.9)]);
+        for c in rest.chars() {
+            frame(&[(class(c), 0.9)]);
+            frame(&[(class(c), 0.9)]);
+            frame(&[(0, 0.9)]);
+        }
+        CtcCell::new(Posteriors::new(Arc::clone(charset), logs).unwrap())
+    }
+
+    #[test]
+    fn a_capital_the_reader_ranks_second_still_speaks_for_its_language() {
+        let chars: Vec<char> = "abcdefgh12345678ŞVKFAԱԹՆՓՁx".chars().collect();
+        let charset = Arc::new(Charset::new(&chars).unwrap());
+        // A Turkish hand whose knight `A` the reader takes for the Armenian bishop `Փ` a
+        // little more often than not; its queen `V` and bishop `F` are read as such.
+        let knight = [('Փ', 0.5), ('A', 0.4)];
+        let cells = vec![
+            cell_beginning_with(&charset, &knight, "f3"),
+            cell_beginning_with(&charset, &knight, "c3"),
+            cell_beginning_with(&charset, &knight, "xd4"),
+            cell_beginning_with(&charset, &[('V', 0.9)], "a4"),
+            cell_beginning_with(&charset, &[('F', 0.9)], "e2"),
+            CtcCell::new(read_as(&charset, "e4", 0.9)),
+        ];
+        assert_eq!(cells[0].text(), "Փf3");
+        let rank = |code: &str| {
+            crate::decode::rank_languages_by_letters(&cells)
+                .iter()
+                .position(|(_, lang)| lang.code == code)
+                .unwrap()
+        };
+        assert!(rank("tr") < rank("hy"), "{} vs {}", rank("tr"), rank("hy"));
+        // Read by their best paths alone, the cells' capitals are Armenian three times in five.
+        let typed: Vec<TypedCell> = cells.iter().map(|c| TypedCell::new(c.text())).collect();
+        let by_text = crate::decode::rank_languages_by_letters(&typed);
+        let typed_rank = |code: &str| by_text.iter().position(|(_, l)| l.code == code).unwrap();
+        assert!(typed_rank("hy") < typed_rank("tr"));
     }
 
     #[test]
