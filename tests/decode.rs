@@ -497,6 +497,7 @@ fn two_cell_shifting_slips_are_enough_to_start_a_rescue() {
     // Only the slip rule may start a rescue here.
     let by_slips = DecoderConfig {
         rescue_min_troubled: usize::MAX,
+        rescue_slip_misfit_within: 0,
         ..DecoderConfig::default()
     };
     let never = DecoderConfig {
@@ -513,6 +514,35 @@ fn two_cell_shifting_slips_are_enough_to_start_a_rescue() {
     let (right_with, right_without, total) =
         plies_right_with_and_without(&shifter, 700, 3, &by_slips, &never);
     eprintln!("cell-shifting slips: {right_without} -> {right_with} of {total} plies right");
+    assert!(
+        right_with > right_without,
+        "{right_without} -> {right_with}"
+    );
+}
+
+#[test]
+fn a_slip_beside_a_misfit_is_enough_to_start_a_rescue() {
+    // Only that rule may start a rescue here.
+    let by_pair = DecoderConfig {
+        rescue_min_troubled: usize::MAX,
+        rescue_min_slips: usize::MAX,
+        rescue_strain_nats: 0.0,
+        ..DecoderConfig::default()
+    };
+    let never = DecoderConfig {
+        rescue_slip_misfit_within: 0,
+        ..by_pair.clone()
+    };
+    let shifter = Noise {
+        name: "shifter",
+        skipped: 0.03,
+        swapped: 0.01,
+        junk_cell: 0.01,
+        ..Noise::MEDIUM
+    };
+    let (right_with, right_without, total) =
+        plies_right_with_and_without(&shifter, 700, 3, &by_pair, &never);
+    eprintln!("a slip beside a misfit: {right_without} -> {right_with} of {total} plies right");
     assert!(
         right_with > right_without,
         "{right_without} -> {right_with}"

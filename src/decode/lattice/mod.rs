@@ -662,6 +662,7 @@ pub(crate) fn rescue<E: CellEvidence>(
     // seeds 1-5: +0.09, 0, 0, +0.17, 0 points, median time unchanged).
     let worth_it = troubled.len() >= config.rescue_min_troubled.max(1)
         || first.best_path_shifts() >= config.rescue_min_slips.max(1)
+        || first.slip_beside_misfit(cells, config)
         || !strained.is_empty();
     if !worth_it {
         return None;
@@ -1550,6 +1551,37 @@ impl Lattice {
         troubled
     }
 
+    /// Whether the best path has a slip that shifts the cells within
+    /// `config.rescue_slip_misfit_within` cells of a move that misfits its cell (see
+    /// [`DecoderConfig::misfits`]).
+    pub fn slip_beside_misfit<E: CellEvidence>(&self, cells: &[E], config: &DecoderConfig) -> bool {
+        let within = config.rescue_slip_misfit_within;
+        if within == 0 {
+            return false;
+        }
+        let mut slips = Vec::new();
+        let mut misfits = Vec::new();
+        let mut next_cell = 0usize;
+        for e in self.best_path() {
+            let edge = &self.edges[e as usize];
+            if edge.is_slip() {
+                slips.push(next_cell);
+            }
+            for step in edge.steps.iter() {
+                if let Some(cell) = step.cell {
+                    let readings = cells[cell as usize].readings();
+                    if step.kind == StepKind::Written && config.misfits(step.fit, readings) {
+                        misfits.push(cell as usize);
+                    }
+                }
+            }
+            next_cell = self.nodes[edge.dst as usize].cell as usize;
+        }
+        slips
+            .iter()
+            .any(|&s| misfits.iter().any(|&m| s.abs_diff(m) <= within))
+    }
+
     /// The cells of every stretch of `config.rescue_strain_cells` cells whose moves on the
     /// best path fit them worse than `config.rescue_strain_nats` together, each cell counted
     /// from [`STRAIN_FROM`] nats and at most as far as a misfit (`config.flag_fit_below`: a
@@ -1752,6 +1784,54 @@ mod tests {
     }
 
     #[test]
+    fn a_skipped_move_beside_a_misfit_starts_a_rescue_and_one_far_from_it_does_not() {
+        let lang = Language::by_code("en").unwrap();
+        let config = DecoderConfig {
+            rescue_min_troubled: 100,
+            rescue_min_slips: 100,
+            rescue_strain_nats: 0.0,
+            rescue_slip_misfit_within: 4,
+            ..DecoderConfig::default()
+        };
+        let priors = PriorMemo::default();
+        let start = Chess::default();
+        // The Ruy Lopez with White's fourth move (Ba4) not written down, and one move written
+        // as something no legal move resembles: beside the gap, then far after it.
+        let ruy = |scrawl_at: usize| -> Vec<TypedCell> {
+            let mut texts = vec![
+                "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
+                "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7",
+            ];
+            texts[scrawl_at] = "Zq9z";
+            texts.iter().map(|t| TypedCell::new(t)).collect()
+        };
+        let path_of = |cells: &[TypedCell]| {
+            let lattice = search(cells, &start, lang, &config, &priors, None).unwrap();
+            let kinds: Vec<StepKind> = lattice
+                .best_path()
+                .iter()
+                .flat_map(|&e| lattice.edges[e as usize].steps.iter().map(|s| s.kind))
+                .collect();
+            (lattice, kinds)
+        };
+        let near = ruy(8);
+        let (mut lattice, kinds) = path_of(&near);
+        assert_eq!(lattice.best_path_shifts(), 1, "{kinds:?}");
+        assert!(lattice.slip_beside_misfit(&near, &config));
+        let off = DecoderConfig {
+            rescue_slip_misfit_within: 0,
+            ..config.clone()
+        };
+        assert!(!lattice.slip_beside_misfit(&near, &off));
+        assert!(rescue(&mut lattice, &near, &start, lang, &off, &priors).is_none());
+        assert!(rescue(&mut lattice, &near, &start, lang, &config, &priors).is_some());
+        let far = ruy(16);
+        let (lattice, kinds) = path_of(&far);
+        assert_eq!(lattice.best_path_shifts(), 1, "{kinds:?}");
+        assert!(!lattice.slip_beside_misfit(&far, &config));
+    }
+
+    #[test]
     fn a_cascade_of_cheap_wrong_squares_strains_its_stretch_alone() {
         let lang = Language::by_code("en").unwrap();
         // Too few misfits and slips for a rescue by their count.
@@ -1760,6 +1840,7 @@ mod tests {
             rescue_strain_cells: 6,
             rescue_min_troubled: 100,
             rescue_min_slips: 100,
+            rescue_slip_misfit_within: 0,
             ..DecoderConfig::default()
         };
         // The Berlin defence with three of its last moves written on wrong squares.
