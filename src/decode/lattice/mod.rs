@@ -818,10 +818,12 @@ fn likelier(best: Lattice, again: Option<Lattice>) -> Lattice {
 /// The rescued lattice, or that of a third, wider search (`rescue_escalation_width`) around
 /// the cells where its game still struggles, in at least `rescue_escalation_troubled` of them
 /// or with `rescue_escalation_slips` slips that shift the cells, when that finds a likelier
-/// game. Only where the rescue itself found a likelier game than the first search: where a
+/// game. Only where the rescue itself found a likelier game than the first search, or its
+/// game still needs `rescue_escalation_unrescued_slips` such slips: where a
 /// search 1,024 wide finds nothing a 40-wide one missed, the cells are hard to read rather
 /// than the true game pruned, and one 4,096 wide never found more either (32 such searches
-/// on 24 generated sheets of seeds 99-102: the same game every time).
+/// on 24 generated sheets of seeds 99-102: the same game every time), unless that game still
+/// skips moves to line up with the cells, as a wrong world the rescue kept too does.
 pub(crate) fn escalated<E: CellEvidence>(
     rescued: Rescued,
     cells: &[E],
@@ -834,12 +836,15 @@ pub(crate) fn escalated<E: CellEvidence>(
         lattice: best,
         found_likelier,
     } = rescued;
-    if !found_likelier {
+    let shifts = best.best_path_shifts();
+    let unrescued_slips = config.rescue_escalation_unrescued_slips > 0
+        && shifts >= config.rescue_escalation_unrescued_slips;
+    if !found_likelier && !unrescued_slips {
         return best;
     }
     let troubled = best.troubled_cells(cells, config);
-    let needs_slips = config.rescue_escalation_slips > 0
-        && best.best_path_shifts() >= config.rescue_escalation_slips;
+    let needs_slips = unrescued_slips
+        || (config.rescue_escalation_slips > 0 && shifts >= config.rescue_escalation_slips);
     let escalate = config.rescue_escalation_troubled > 0
         && config.rescue_escalation_width > config.rescue_beam_width
         && (troubled.len() >= config.rescue_escalation_troubled || needs_slips);
@@ -1829,6 +1834,45 @@ mod tests {
         let (lattice, kinds) = path_of(&far);
         assert_eq!(lattice.best_path_shifts(), 1, "{kinds:?}");
         assert!(!lattice.slip_beside_misfit(&far, &config));
+    }
+
+    #[test]
+    fn a_rescued_game_still_needing_two_slips_is_searched_wider_even_if_nothing_likelier_was_found()
+    {
+        let lang = Language::by_code("en").unwrap();
+        let config = DecoderConfig {
+            rescue_beam_width: 64,
+            rescue_escalation_troubled: 100,
+            rescue_escalation_width: 1024,
+            rescue_escalation_slips: 0,
+            rescue_escalation_unrescued_slips: 2,
+            ..DecoderConfig::default()
+        };
+        let never = DecoderConfig {
+            rescue_escalation_unrescued_slips: 0,
+            ..config.clone()
+        };
+        // The Ruy Lopez with White's fourth move (Ba4) and Black's eighth (O-O) not written.
+        let texts = [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3", "d6",
+            "c3", "h3", "Nb8", "d4", "Nbd7",
+        ];
+        let cells: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
+        let priors = PriorMemo::default();
+        let start = Chess::default();
+        let escalate_with = |config: &DecoderConfig| {
+            let first = search(&cells, &start, lang, config, &priors, None).unwrap();
+            let rescued = rescued_once(first, &cells, &start, lang, config, &priors);
+            assert!(!rescued.found_likelier);
+            assert_eq!(rescued.lattice.best_path_shifts(), 2);
+            let lattice = escalated(rescued, &cells, &start, lang, config, &priors);
+            let scored: usize = lattice.scored.scores.iter().map(|s| s.len()).sum();
+            (lattice.best_score(), scored)
+        };
+        let (score, scored) = escalate_with(&config);
+        let (score_before, scored_before) = escalate_with(&never);
+        assert_eq!(score, score_before);
+        assert!(scored > scored_before, "{scored_before} -> {scored}");
     }
 
     #[test]
