@@ -504,6 +504,12 @@ fn two_cell_shifting_slips_are_enough_to_start_a_rescue() {
         rescue_min_slips: usize::MAX,
         ..by_slips.clone()
     };
+    assert_shifted_cells_read_better("cell-shifting slips", &by_slips, &never);
+}
+
+/// Asserts that `with` reads more plies right than `without` on transcripts whose players
+/// skip moves and whose cells are swapped or junk more often than at medium noise.
+fn assert_shifted_cells_read_better(rule: &str, with: &DecoderConfig, without: &DecoderConfig) {
     let shifter = Noise {
         name: "shifter",
         skipped: 0.03,
@@ -512,8 +518,8 @@ fn two_cell_shifting_slips_are_enough_to_start_a_rescue() {
         ..Noise::MEDIUM
     };
     let (right_with, right_without, total) =
-        plies_right_with_and_without(&shifter, 700, 3, &by_slips, &never);
-    eprintln!("cell-shifting slips: {right_without} -> {right_with} of {total} plies right");
+        plies_right_with_and_without(&shifter, 700, 3, with, without);
+    eprintln!("{rule}: {right_without} -> {right_with} of {total} plies right");
     assert!(
         right_with > right_without,
         "{right_without} -> {right_with}"
@@ -533,20 +539,7 @@ fn a_slip_beside_a_misfit_is_enough_to_start_a_rescue() {
         rescue_slip_misfit_within: 0,
         ..by_pair.clone()
     };
-    let shifter = Noise {
-        name: "shifter",
-        skipped: 0.03,
-        swapped: 0.01,
-        junk_cell: 0.01,
-        ..Noise::MEDIUM
-    };
-    let (right_with, right_without, total) =
-        plies_right_with_and_without(&shifter, 700, 3, &by_pair, &never);
-    eprintln!("a slip beside a misfit: {right_without} -> {right_with} of {total} plies right");
-    assert!(
-        right_with > right_without,
-        "{right_without} -> {right_with}"
-    );
+    assert_shifted_cells_read_better("a slip beside a misfit", &by_pair, &never);
 }
 
 #[test]
