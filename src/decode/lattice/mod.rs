@@ -1788,6 +1788,20 @@ mod tests {
         assert!(strained_stretches(&[], 4, 1.0).is_empty());
     }
 
+    /// The first ten moves of the Ruy Lopez's closed line as written, but for the plies
+    /// `unwritten` (0-based).
+    fn ruy_lopez_without(unwritten: &[usize]) -> Vec<&'static str> {
+        [
+            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
+            "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7",
+        ]
+        .into_iter()
+        .enumerate()
+        .filter(|(ply, _)| !unwritten.contains(ply))
+        .map(|(_, text)| text)
+        .collect()
+    }
+
     #[test]
     fn a_skipped_move_beside_a_misfit_starts_a_rescue_and_one_far_from_it_does_not() {
         let lang = Language::by_code("en").unwrap();
@@ -1803,10 +1817,7 @@ mod tests {
         // The Ruy Lopez with White's fourth move (Ba4) not written down, and one move written
         // as something no legal move resembles: beside the gap, then far after it.
         let ruy = |scrawl_at: usize| -> Vec<TypedCell> {
-            let mut texts = vec![
-                "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
-                "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7",
-            ];
+            let mut texts = ruy_lopez_without(&[6]);
             texts[scrawl_at] = "Zq9z";
             texts.iter().map(|t| TypedCell::new(t)).collect()
         };
@@ -1853,11 +1864,10 @@ mod tests {
             ..config.clone()
         };
         // The Ruy Lopez with White's fourth move (Ba4) and Black's eighth (O-O) not written.
-        let texts = [
-            "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3", "d6",
-            "c3", "h3", "Nb8", "d4", "Nbd7",
-        ];
-        let cells: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
+        let cells: Vec<TypedCell> = ruy_lopez_without(&[6, 15])
+            .iter()
+            .map(|t| TypedCell::new(t))
+            .collect();
         let priors = PriorMemo::default();
         let start = Chess::default();
         let escalate_with = |config: &DecoderConfig| {
