@@ -609,17 +609,19 @@ mod tests {
         }
     }
 
+    /// Five frames' scores over the blank, `a` and `b`, for the brute-force checks.
+    const FRAME_SCORES: [[f32; 3]; 5] = [
+        [0.3, 1.2, -0.4],
+        [1.1, 0.2, 0.9],
+        [-0.5, 0.7, 1.4],
+        [0.8, -1.0, 0.1],
+        [0.0, 0.6, 0.6],
+    ];
+
     #[test]
     fn forward_equals_the_sum_over_all_alignments() {
-        let scores = [
-            [0.3, 1.2, -0.4],
-            [1.1, 0.2, 0.9],
-            [-0.5, 0.7, 1.4],
-            [0.8, -1.0, 0.1],
-            [0.0, 0.6, 0.6],
-        ];
         for frames in 1..=5 {
-            let p = posteriors(&scores[..frames]);
+            let p = posteriors(&FRAME_SCORES[..frames]);
             for text in ["", "a", "b", "ab", "ba", "aa", "abb", "aba", "bab"] {
                 let text: Vec<char> = text.chars().collect();
                 let expected = brute_force(&p, &text);
@@ -638,14 +640,8 @@ mod tests {
 
     #[test]
     fn first_characters_equal_the_sum_over_all_alignments() {
-        let scores = [
-            [0.3, 1.2, -0.4],
-            [1.1, 0.2, 0.9],
-            [-0.5, 0.7, 1.4],
-            [0.8, -1.0, 0.1],
-        ];
         for frames in 1..=4 {
-            let p = posteriors(&scores[..frames]);
+            let p = posteriors(&FRAME_SCORES[..frames]);
             let mut expected = [0.0f64; 3];
             for code in 0..3usize.pow(frames as u32) {
                 let path: Vec<usize> = (0..frames)
