@@ -1788,6 +1788,17 @@ mod tests {
         assert!(strained_stretches(&[], 4, 1.0).is_empty());
     }
 
+    /// The default settings with no rule left to start a rescue, for a test to turn one on.
+    fn no_rescue_rule() -> DecoderConfig {
+        DecoderConfig {
+            rescue_min_troubled: 100,
+            rescue_min_slips: 100,
+            rescue_strain_nats: 0.0,
+            rescue_slip_misfit_within: 0,
+            ..DecoderConfig::default()
+        }
+    }
+
     /// The first ten moves of the Ruy Lopez's closed line as written, but for the plies
     /// `unwritten` (0-based).
     fn ruy_lopez_without(unwritten: &[usize]) -> Vec<&'static str> {
@@ -1806,11 +1817,8 @@ mod tests {
     fn a_skipped_move_beside_a_misfit_starts_a_rescue_and_one_far_from_it_does_not() {
         let lang = Language::by_code("en").unwrap();
         let config = DecoderConfig {
-            rescue_min_troubled: 100,
-            rescue_min_slips: 100,
-            rescue_strain_nats: 0.0,
             rescue_slip_misfit_within: 4,
-            ..DecoderConfig::default()
+            ..no_rescue_rule()
         };
         let priors = PriorMemo::default();
         let start = Chess::default();
@@ -1892,10 +1900,7 @@ mod tests {
         let config = DecoderConfig {
             rescue_strain_nats: 12.0,
             rescue_strain_cells: 6,
-            rescue_min_troubled: 100,
-            rescue_min_slips: 100,
-            rescue_slip_misfit_within: 0,
-            ..DecoderConfig::default()
+            ..no_rescue_rule()
         };
         // The Berlin defence with three of its last moves written on wrong squares.
         let texts = [
