@@ -319,13 +319,15 @@ impl DecoderConfig {
             rescue_repair_below: typed.repair_below,
             rescue_repairs_per_alignment: 0,
             rescue_alignment_quota: 0,
-            // 14, with languages ranked by the reader's posteriors of each cell's first
-            // character: the Turkish sheet of seed 104 (13th by its letters) rose 37 -> 39 of 53
-            // plies, the other seeds and real-dev kept their plies, means within noise.
             // Off: on the generated sheets of seeds 99-105 and real-dev it changed no ply
             // (these settings rescue from three troubled cells anyway) and the means drifted
             // by -0.04 to +0.11 s a sheet.
             rescue_slip_misfit_within: 0,
+            // 14, with languages ranked by the reader's posteriors of each cell's first
+            // character: the Turkish sheet of seed 104 (outside the best 14 by its best
+            // paths' letters, 12th by the posteriors) rose 37 -> 39 of 53 plies; the other
+            // seeds and real-dev kept their plies but an Estonian sheet of seed 102 (55 -> 53,
+            // now read in Icelandic, which its cells favour); means within noise.
             language_finalists: 14,
             language_margin: 80.0,
             ..typed

@@ -1537,10 +1537,8 @@ impl Lattice {
         config: &DecoderConfig,
     ) -> Vec<usize> {
         let mut troubled = Vec::new();
-        let mut next_cell = 0usize;
-        for e in self.best_path() {
-            let edge = &self.edges[e as usize];
-            let dst_cell = self.nodes[edge.dst as usize].cell as usize;
+        for (edge, read) in self.best_path_cells() {
+            let (next_cell, dst_cell) = (read.start, read.end);
             let slip = edge.is_slip()
                 || dst_cell > next_cell + edge.steps.iter().filter(|s| s.cell.is_some()).count();
             let misfit = edge
@@ -1550,10 +1548,21 @@ impl Lattice {
             if slip || misfit {
                 troubled.extend(next_cell..dst_cell.max(next_cell + 1));
             }
-            next_cell = dst_cell;
         }
         troubled.dedup();
         troubled
+    }
+
+    /// The best path's edges, each with the cells it reads: from the cells read before it to
+    /// those read after it.
+    fn best_path_cells(&self) -> impl Iterator<Item = (&Edge, std::ops::Range<usize>)> + '_ {
+        let mut read = 0usize;
+        self.best_path().into_iter().map(move |e| {
+            let edge = &self.edges[e as usize];
+            let before = read;
+            read = self.nodes[edge.dst as usize].cell as usize;
+            (edge, before..read)
+        })
     }
 
     /// Whether the best path has a slip that shifts the cells within
@@ -1566,11 +1575,9 @@ impl Lattice {
         }
         let mut slips = Vec::new();
         let mut misfits = Vec::new();
-        let mut next_cell = 0usize;
-        for e in self.best_path() {
-            let edge = &self.edges[e as usize];
+        for (edge, read) in self.best_path_cells() {
             if edge.is_slip() {
-                slips.push(next_cell);
+                slips.push(read.start);
             }
             for step in edge.steps.iter() {
                 if let Some(cell) = step.cell {
@@ -1580,7 +1587,6 @@ impl Lattice {
                     }
                 }
             }
-            next_cell = self.nodes[edge.dst as usize].cell as usize;
         }
         slips
             .iter()
