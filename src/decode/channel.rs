@@ -5,6 +5,8 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
+use crate::notation::LANGUAGES;
+
 /// Costs in nats (negative natural-log likelihoods) of the edits between what was meant and
 /// what was read.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,9 +98,18 @@ fn is_punctuation(c: char) -> bool {
 pub struct Channel {
     costs: ChannelCosts,
     pairs: FxHashMap<(char, char), f32>,
-    /// Substitution costs between ASCII characters, the common case, without hashing.
-    ascii: Box<[[f32; 128]; 128]>,
+    /// The characters the notation and its look-alikes use beyond ASCII, sorted: character
+    /// `extra[k]` has index `128 + k` in `table`.
+    extra: Vec<char>,
+    /// Substitution costs between every two characters of the alphabet (ASCII and `extra`),
+    /// row-major by the intended character's index: the edit distance's inner loop looks
+    /// costs up without hashing or case folding, which Cyrillic, Greek and Armenian letters
+    /// would otherwise need at every step.
+    table: Vec<f32>,
 }
+
+/// Characters an edit distance may hold, within [`Channel`]'s alphabet.
+const MAX_TEXT: usize = 40;
 
 impl Default for Channel {
     fn default() -> Channel {
@@ -123,19 +134,55 @@ impl Channel {
             pairs.insert((a, b), costs.homoglyph);
             pairs.insert((b, a), costs.homoglyph);
         }
+        let mut extra: Vec<char> = LOOK_ALIKES
+            .iter()
+            .flat_map(|group| group.chars())
+            .chain(HOMOGLYPHS.iter().flat_map(|&(a, b)| [a, b]))
+            .chain(
+                LANGUAGES
+                    .iter()
+                    .flat_map(|lang| lang.letters.iter().copied().flatten())
+                    .flat_map(|letters| letters.chars()),
+            )
+            .flat_map(|c| {
+                [c].into_iter()
+                    .chain(c.to_lowercase())
+                    .chain(c.to_uppercase())
+            })
+            .filter(|c| !c.is_ascii())
+            .collect();
+        extra.sort_unstable();
+        extra.dedup();
         let mut channel = Channel {
             costs,
             pairs,
-            ascii: Box::new([[0.0; 128]; 128]),
+            extra,
+            table: Vec::new(),
         };
-        let mut ascii = Box::new([[0.0f32; 128]; 128]);
-        for (a, row) in ascii.iter_mut().enumerate() {
-            for (b, cost) in row.iter_mut().enumerate() {
-                *cost = channel.substitution_slow(a as u8 as char, b as u8 as char);
-            }
-        }
-        channel.ascii = ascii;
+        let alphabet: Vec<char> = (0..128u8)
+            .map(char::from)
+            .chain(channel.extra.iter().copied())
+            .collect();
+        channel.table = alphabet
+            .iter()
+            .flat_map(|&a| alphabet.iter().map(move |&b| (a, b)))
+            .map(|(a, b)| channel.substitution_slow(a, b))
+            .collect();
         channel
+    }
+
+    fn alphabet_len(&self) -> usize {
+        128 + self.extra.len()
+    }
+
+    /// `c`'s index in the alphabet of `table`, if it is there.
+    #[inline]
+    fn index(&self, c: char) -> Option<usize> {
+        if c.is_ascii() {
+            Some(c as usize)
+        } else {
+            self.extra.binary_search(&c).ok().map(|k| 128 + k)
+        }
     }
 
     /// The process-wide channel with default costs.
@@ -163,10 +210,10 @@ impl Channel {
     /// Cost of reading `intended` as `read`.
     #[inline]
     pub fn substitution(&self, intended: char, read: char) -> f32 {
-        if intended.is_ascii() && read.is_ascii() {
-            return self.ascii[intended as usize][read as usize];
+        match (self.index(intended), self.index(read)) {
+            (Some(a), Some(b)) => self.table[a * self.alphabet_len() + b],
+            _ => self.substitution_slow(intended, read),
         }
-        self.substitution_slow(intended, read)
     }
 
     fn substitution_slow(&self, intended: char, read: char) -> f32 {
@@ -203,27 +250,74 @@ impl Channel {
         }
     }
 
-    /// The cheapest edit script from `intended` to `read`, in nats; stops early and returns a
-    /// value above `give_up_above` once no alignment can come in under it.
+    /// The cheapest edit script from `intended` to `read` (each cut to its first 40
+    /// characters), in nats; stops early and returns a value above `give_up_above` once no
+    /// alignment can come in under it.
     pub fn distance(&self, intended: &[char], read: &[char], give_up_above: f32) -> f32 {
-        const MAX: usize = 40;
-        let read = &read[..read.len().min(MAX)];
-        let intended = &intended[..intended.len().min(MAX)];
-        let mut prev = [0f32; MAX + 1];
-        let mut cur = [0f32; MAX + 1];
-        for j in 1..=read.len() {
-            prev[j] = prev[j - 1] + self.indel(read[j - 1]);
+        let read = &read[..read.len().min(MAX_TEXT)];
+        let intended = &intended[..intended.len().min(MAX_TEXT)];
+        let mut read_index = [0u16; MAX_TEXT];
+        let mut read_indel = [0f32; MAX_TEXT];
+        for (j, &b) in read.iter().enumerate() {
+            match self.index(b) {
+                Some(index) => read_index[j] = index as u16,
+                None => return self.distance_any(intended, read, give_up_above),
+            }
+            read_indel[j] = self.indel(b);
         }
-        for i in 1..=intended.len() {
-            let a = intended[i - 1];
+        let mut intended_index = [0u16; MAX_TEXT];
+        for (i, &a) in intended.iter().enumerate() {
+            match self.index(a) {
+                Some(index) => intended_index[i] = index as u16,
+                None => return self.distance_any(intended, read, give_up_above),
+            }
+        }
+        let n = self.alphabet_len();
+        self.edit_distance(
+            intended,
+            read.len(),
+            |i, j| self.table[intended_index[i] as usize * n + read_index[j] as usize],
+            |j| read_indel[j],
+            give_up_above,
+        )
+    }
+
+    /// [`distance`](Self::distance) for texts with characters outside the alphabet.
+    fn distance_any(&self, intended: &[char], read: &[char], give_up_above: f32) -> f32 {
+        self.edit_distance(
+            intended,
+            read.len(),
+            |i, j| self.substitution(intended[i], read[j]),
+            |j| self.indel(read[j]),
+            give_up_above,
+        )
+    }
+
+    /// The edit distance's recurrence, one row of `intended` at a time, with the costs of
+    /// substituting `intended[i]` for read character `j` and of inserting read character `j`
+    /// given as functions.
+    #[inline(always)]
+    fn edit_distance(
+        &self,
+        intended: &[char],
+        read_len: usize,
+        substitution: impl Fn(usize, usize) -> f32,
+        insertion: impl Fn(usize) -> f32,
+        give_up_above: f32,
+    ) -> f32 {
+        let mut prev = [0f32; MAX_TEXT + 1];
+        let mut cur = [0f32; MAX_TEXT + 1];
+        for j in 1..=read_len {
+            prev[j] = prev[j - 1] + insertion(j - 1);
+        }
+        for (i, &a) in intended.iter().enumerate() {
             let delete_a = self.indel(a);
             cur[0] = prev[0] + delete_a;
             let mut row_min = cur[0];
-            for j in 1..=read.len() {
-                let b = read[j - 1];
-                let best = (prev[j - 1] + self.substitution(a, b))
+            for j in 1..=read_len {
+                let best = (prev[j - 1] + substitution(i, j - 1))
                     .min(prev[j] + delete_a)
-                    .min(cur[j - 1] + self.indel(b));
+                    .min(cur[j - 1] + insertion(j - 1));
                 cur[j] = best;
                 row_min = row_min.min(best);
             }
@@ -232,7 +326,7 @@ impl Channel {
             }
             std::mem::swap(&mut prev, &mut cur);
         }
-        prev[read.len()]
+        prev[read_len]
     }
 }
 
@@ -282,6 +376,59 @@ mod tests {
     #[test]
     fn symmetric_under_swap_of_roles_for_plain_indels() {
         assert_eq!(d("e4", "e45"), d("e45", "e4"));
+    }
+
+    /// The textbook recurrence over the cost rules themselves, without the table.
+    fn reference_distance(c: &Channel, a: &[char], b: &[char]) -> f32 {
+        let mut d = vec![vec![0f32; b.len() + 1]; a.len() + 1];
+        for i in 1..=a.len() {
+            d[i][0] = d[i - 1][0] + c.indel(a[i - 1]);
+        }
+        for j in 1..=b.len() {
+            d[0][j] = d[0][j - 1] + c.indel(b[j - 1]);
+        }
+        for i in 1..=a.len() {
+            for j in 1..=b.len() {
+                d[i][j] = (d[i - 1][j - 1] + c.substitution_slow(a[i - 1], b[j - 1]))
+                    .min(d[i - 1][j] + c.indel(a[i - 1]))
+                    .min(d[i][j - 1] + c.indel(b[j - 1]));
+            }
+        }
+        d[a.len()][b.len()]
+    }
+
+    #[test]
+    fn the_cost_table_agrees_with_the_rules_for_every_pair_of_its_alphabet() {
+        let c = Channel::default();
+        assert!(c.extra.contains(&'Ф') && c.extra.contains(&'ф') && c.extra.contains(&'Ա'));
+        let alphabet: Vec<char> = (0..128u8).map(char::from).chain(c.extra.clone()).collect();
+        for &a in &alphabet {
+            for &b in &alphabet {
+                assert_eq!(c.substitution(a, b), c.substitution_slow(a, b), "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn distances_match_the_textbook_recurrence_inside_and_outside_the_alphabet() {
+        let c = Channel::default();
+        // Notation in several scripts, look-alikes, and characters no table holds (€, 漢).
+        let pool: Vec<char> = "abcdefgh12345678KQRBNxX:-+#=()0OКрФЛСТкрфлстԱԹՆՓՁΑΒΙΠΡĈŽŞ€漢"
+            .chars()
+            .collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        for _ in 0..3000 {
+            let a: Vec<char> = (0..next(7)).map(|_| pool[next(pool.len())]).collect();
+            let b: Vec<char> = (0..next(7)).map(|_| pool[next(pool.len())]).collect();
+            let expected = reference_distance(&c, &a, &b);
+            assert_eq!(c.distance(&a, &b, f32::INFINITY), expected, "{a:?} {b:?}");
+        }
     }
 
     #[test]
