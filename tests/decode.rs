@@ -702,6 +702,32 @@ fn a_blank_cell_whose_move_shows_plies_later_is_reconsidered() {
     assert_eq!(sans(&game), ["e4", "e5", "Bc4", "Nc6", "Bxf7+", "Ke7"]);
 }
 
+#[test]
+fn a_scrawl_among_the_first_moves_does_not_lose_the_game() {
+    // A generated writer (decode-bench seed 15) wrote `Ne1` for 2.Ne2 and only `6` for
+    // 2...f5: at a 40-wide beam the true game ranks 41st after the fourth cell, and what
+    // follows (3...Qh4, 6.exf5) is read as another opening with slips.
+    let truth = [
+        "e4", "e5", "Ne2", "f5", "Ng3", "Qh4", "Nc3", "Bc5", "Qf3", "d6", "exf5", "Ne7", "Nce4",
+        "Nbc6", "c3", "Bb6", "d4", "h6", "Nh5", "Nxf5", "Nhf6+", "gxf6",
+    ];
+    let written = [
+        "e4", "e5", "Ne1", "6", "Ng3", "Qh4", "Nc3", "Bc5", "Qf3", "d6", "e:f5", "Ne7", "Nce4",
+        "Nbc6", "c3", "Bb6", "d4", "h6", "Ng5", "N:f5", "Nhf6+", "g:f6",
+    ];
+    let start = StartPosition::standard();
+    let wide = DecoderConfig::default();
+    assert!(wide.opening_cells >= 4 && wide.opening_beam_width > wide.beam_width);
+    let narrow = DecoderConfig {
+        opening_cells: 0,
+        ..wide.clone()
+    };
+    let lost = decode(&cells(&written), &start, LanguageChoice::Auto, &narrow);
+    assert_ne!(sans(&lost)[3], "f5", "{:?}", sans(&lost));
+    let game = decode(&cells(&written), &start, LanguageChoice::Auto, &wide);
+    assert_eq!(sans(&game), truth);
+}
+
 /// What real players wrote (the HCS transcriptions, their slips included) decodes with few
 /// moves left to an arbiter: the truth behind those sheets is not recorded, so the review
 /// load is what can be held to account. The first 40 sheets: about 2,500 moves.

@@ -44,6 +44,11 @@ pub struct DecoderConfig {
     /// The wide beam keeps `wide_beam_width` positions per cell of the longest run of unread
     /// cells in those windows, for runs up to this long.
     pub wide_beam_unread_cap: usize,
+    /// Positions kept at each of the first `opening_cells` cells, at least: an opening's
+    /// positions are few and cheap, and a scrawl there, read as another early move, loses
+    /// the true game before later cells can prove it.
+    pub opening_beam_width: usize,
+    pub opening_cells: usize,
     /// Positions kept beyond the beam width to keep lineages that branched long ago alive.
     pub lineage_extras: usize,
     /// Lineages are told apart by their ancestors 2^j edges back, for j from this on.
@@ -173,6 +178,12 @@ impl Default for DecoderConfig {
             wide_beam_cells: 3,
             wide_beam_cells_illegible: 10,
             wide_beam_unread_cap: 2,
+            // An English game of seed 15 whose writer wrote `Ne1` for `Ne2` and only `6` for
+            // `f5`: the true game was 41st of 40 at the fourth cell. 160 over the first 10
+            // cells: decode-bench medium seed 15 98.94 -> 98.96% (that game 29 -> 33 of 35
+            // plies), seeds 1-5 and 11-14 the same plies, medians 1-6% more.
+            opening_beam_width: 160,
+            opening_cells: 10,
             lineage_extras: 16,
             lineage_from: 3,
             // A tight margin with every move offered beats a loose one with the three best: the
@@ -330,6 +341,9 @@ impl DecoderConfig {
             // now read in Icelandic, which its cells favour); means within noise.
             language_finalists: 14,
             language_margin: 80.0,
+            // Off: the reader's sheets (real-dev, seed 99) read the same plies with it, and
+            // real-dev sheets took up to a second more.
+            opening_cells: 0,
             ..typed
         }
     }
@@ -345,6 +359,8 @@ impl DecoderConfig {
             "wide_beam_cells" => self.wide_beam_cells = count,
             "wide_beam_cells_illegible" => self.wide_beam_cells_illegible = count,
             "wide_beam_unread_cap" => self.wide_beam_unread_cap = count,
+            "opening_beam_width" => self.opening_beam_width = count,
+            "opening_cells" => self.opening_cells = count,
             "lineage_extras" => self.lineage_extras = count,
             "lineage_from" => self.lineage_from = count,
             "moves_per_node" => self.moves_per_node = count,

@@ -949,6 +949,9 @@ fn run_search<E: CellEvidence>(
             } else {
                 config.beam_width
             };
+            if cell <= config.opening_cells {
+                width = width.max(config.opening_beam_width);
+            }
             let mut margin = config.beam_margin;
             if is_widened(cell - 1) {
                 width = width.max(config.rescue_beam_width);
