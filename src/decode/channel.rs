@@ -108,8 +108,10 @@ pub struct Channel {
     table: Vec<f32>,
 }
 
-/// Characters an edit distance may hold, within [`Channel`]'s alphabet.
+/// Characters of each text an edit distance reads.
 const MAX_TEXT: usize = 40;
+/// Texts shorter than this (nearly every move) are measured in arrays of this size.
+const SHORT_TEXT: usize = 16;
 
 impl Default for Channel {
     fn default() -> Channel {
@@ -256,24 +258,39 @@ impl Channel {
     pub fn distance(&self, intended: &[char], read: &[char], give_up_above: f32) -> f32 {
         let read = &read[..read.len().min(MAX_TEXT)];
         let intended = &intended[..intended.len().min(MAX_TEXT)];
-        let mut read_index = [0u16; MAX_TEXT];
-        let mut read_indel = [0f32; MAX_TEXT];
+        // A move's forms and its cell's text are short: small arrays are quicker to set up.
+        if read.len() < SHORT_TEXT && intended.len() < SHORT_TEXT {
+            self.distance_in::<SHORT_TEXT>(intended, read, give_up_above)
+        } else {
+            self.distance_in::<{ MAX_TEXT + 1 }>(intended, read, give_up_above)
+        }
+    }
+
+    /// [`distance`](Self::distance) for texts shorter than `N`.
+    fn distance_in<const N: usize>(
+        &self,
+        intended: &[char],
+        read: &[char],
+        give_up_above: f32,
+    ) -> f32 {
+        let mut read_index = [0u16; N];
+        let mut read_indel = [0f32; N];
         for (j, &b) in read.iter().enumerate() {
             match self.index(b) {
                 Some(index) => read_index[j] = index as u16,
-                None => return self.distance_any(intended, read, give_up_above),
+                None => return self.distance_any::<N>(intended, read, give_up_above),
             }
             read_indel[j] = self.indel(b);
         }
-        let mut intended_index = [0u16; MAX_TEXT];
+        let mut intended_index = [0u16; N];
         for (i, &a) in intended.iter().enumerate() {
             match self.index(a) {
                 Some(index) => intended_index[i] = index as u16,
-                None => return self.distance_any(intended, read, give_up_above),
+                None => return self.distance_any::<N>(intended, read, give_up_above),
             }
         }
         let n = self.alphabet_len();
-        self.edit_distance(
+        self.edit_distance::<N>(
             intended,
             read.len(),
             |i, j| self.table[intended_index[i] as usize * n + read_index[j] as usize],
@@ -283,8 +300,13 @@ impl Channel {
     }
 
     /// [`distance`](Self::distance) for texts with characters outside the alphabet.
-    fn distance_any(&self, intended: &[char], read: &[char], give_up_above: f32) -> f32 {
-        self.edit_distance(
+    fn distance_any<const N: usize>(
+        &self,
+        intended: &[char],
+        read: &[char],
+        give_up_above: f32,
+    ) -> f32 {
+        self.edit_distance::<N>(
             intended,
             read.len(),
             |i, j| self.substitution(intended[i], read[j]),
@@ -295,9 +317,9 @@ impl Channel {
 
     /// The edit distance's recurrence, one row of `intended` at a time, with the costs of
     /// substituting `intended[i]` for read character `j` and of inserting read character `j`
-    /// given as functions.
+    /// given as functions; `read_len` is under `N`.
     #[inline(always)]
-    fn edit_distance(
+    fn edit_distance<const N: usize>(
         &self,
         intended: &[char],
         read_len: usize,
@@ -305,8 +327,8 @@ impl Channel {
         insertion: impl Fn(usize) -> f32,
         give_up_above: f32,
     ) -> f32 {
-        let mut prev = [0f32; MAX_TEXT + 1];
-        let mut cur = [0f32; MAX_TEXT + 1];
+        let (mut prev_row, mut cur_row) = ([0f32; N], [0f32; N]);
+        let (mut prev, mut cur) = (&mut prev_row, &mut cur_row);
         for j in 1..=read_len {
             prev[j] = prev[j - 1] + insertion(j - 1);
         }
@@ -423,9 +445,11 @@ mod tests {
             state ^= state << 17;
             (state % bound as u64) as usize
         };
-        for _ in 0..3000 {
-            let a: Vec<char> = (0..next(7)).map(|_| pool[next(pool.len())]).collect();
-            let b: Vec<char> = (0..next(7)).map(|_| pool[next(pool.len())]).collect();
+        for round in 0..3000 {
+            // Now and then longer than the short texts' arrays hold.
+            let longest = if round % 4 == 0 { 25 } else { 7 };
+            let a: Vec<char> = (0..next(longest)).map(|_| pool[next(pool.len())]).collect();
+            let b: Vec<char> = (0..next(longest)).map(|_| pool[next(pool.len())]).collect();
             let expected = reference_distance(&c, &a, &b);
             assert_eq!(c.distance(&a, &b, f32::INFINITY), expected, "{a:?} {b:?}");
         }
