@@ -686,6 +686,7 @@ fn a_blank_cell_whose_move_shows_plies_later_is_reconsidered() {
     let narrow = DecoderConfig {
         beam_width: 1,
         wide_beam_width: 1,
+        opening_cells: 0,
         lineage_extras: 0,
         rescue_beam_width: 0,
         ..DecoderConfig::default()
