@@ -556,35 +556,29 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
     let from = square_name(facts.from);
     let to = square_name(facts.to);
 
+    // Squares' names are ASCII: a file is its first byte, a rank its second.
+    let (from_file, from_rank, to_file) = (&from[..1], &from[1..], &to[..1]);
     if facts.role == Role::Pawn {
-        let file = facts.from.file().char();
-        for (mark, weight) in capture_marks {
-            out.push((
-                format!(
-                    "{}{mark}{to}",
-                    if facts.capture {
-                        file.to_string()
-                    } else {
-                        String::new()
-                    }
-                ),
-                *weight,
-            ));
+        let file = if facts.capture { from_file } else { "" };
+        for &(mark, weight) in capture_marks {
+            out.push(([file, mark, &to].concat(), weight));
         }
         if facts.capture {
-            let to_file = facts.to.file().char();
             if let Some(taken) = facts.captured.and_then(|r| piece_letter(lang, r)) {
-                out.push((format!("{file}x{taken}"), style.capture_piece_named));
+                out.push(([from_file, "x", taken].concat(), style.capture_piece_named));
                 if let Some(pawn) = lang.pawn_letter() {
-                    out.push((format!("{pawn}x{taken}"), style.capture_piece_named));
+                    out.push(([pawn, "x", taken].concat(), style.capture_piece_named));
                 }
             }
             // Players who write the files alone write the capture mark about as often as
             // not: the HCS transcriptions hold 39 `exf` and 30 `ef`.
-            out.push((format!("{file}{to_file}"), style.pawn_capture_files_only));
-            out.push((format!("{file}x{to_file}"), style.pawn_capture_files_only));
+            out.push(([from_file, to_file].concat(), style.pawn_capture_files_only));
             out.push((
-                format!("{file}:{to_file}"),
+                [from_file, "x", to_file].concat(),
+                style.pawn_capture_files_only,
+            ));
+            out.push((
+                [from_file, ":", to_file].concat(),
                 style.pawn_capture_files_only + style.capture_colon,
             ));
         }
@@ -592,50 +586,47 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
         return;
     }
 
-    for (i, letter) in lang.variants(facts.role).iter().enumerate() {
+    for (i, &letter) in lang.variants(facts.role).iter().enumerate() {
         let variant = if i == 0 {
             0.0
         } else {
             style.piece_letter_variant
         };
         let needed = disambiguation(facts);
-        for (mark, weight) in capture_marks {
-            out.push((format!("{letter}{needed}{mark}{to}"), variant + weight));
+        for &(mark, weight) in capture_marks {
+            out.push(([letter, &needed, mark, &to].concat(), variant + weight));
             if needed.is_empty() {
-                if *weight == 0.0 {
-                    let file = facts.from.file().char();
+                if weight == 0.0 {
                     out.push((
-                        format!("{letter}{file}{mark}{to}"),
+                        [letter, from_file, mark, &to].concat(),
                         variant + style.extra_disambiguation,
                     ));
                 }
             } else {
                 out.push((
-                    format!("{letter}{mark}{to}"),
+                    [letter, mark, &to].concat(),
                     variant + weight + style.missing_disambiguation,
                 ));
                 if facts.needs_file && !facts.needs_rank {
-                    let rank = facts.from.rank().char();
                     out.push((
-                        format!("{letter}{rank}{mark}{to}"),
+                        [letter, from_rank, mark, &to].concat(),
                         variant + weight + style.rank_for_file,
                     ));
                 }
             }
         }
         if facts.capture {
-            let to_file = facts.to.file().char();
             out.push((
-                format!("{letter}x{to_file}"),
+                [letter, "x", to_file].concat(),
                 variant + style.capture_file_only,
             ));
             if let Some(taken) = facts.captured.and_then(|r| piece_letter(lang, r)) {
                 out.push((
-                    format!("{letter}x{taken}"),
+                    [letter, "x", taken].concat(),
                     variant + style.capture_piece_named,
                 ));
                 out.push((
-                    format!("{letter}x{taken}{to}"),
+                    [letter, "x", taken, &to].concat(),
                     variant + style.capture_piece_named,
                 ));
             }
@@ -825,19 +816,19 @@ fn long_forms(
     out: &mut Vec<(String, f32)>,
 ) {
     if capture {
-        out.push((format!("{letter}{from}x{to}"), base + style.long_dash));
+        out.push(([letter, from, "x", to].concat(), base + style.long_dash));
         out.push((
-            format!("{letter}{from}:{to}"),
+            [letter, from, ":", to].concat(),
             base + style.long_dash + style.capture_colon,
         ));
         out.push((
-            format!("{letter}{from}-{to}"),
+            [letter, from, "-", to].concat(),
             base + style.long_dash + style.capture_unmarked,
         ));
     } else {
-        out.push((format!("{letter}{from}-{to}"), base + style.long_dash));
+        out.push(([letter, from, "-", to].concat(), base + style.long_dash));
     }
-    out.push((format!("{letter}{from}{to}"), base + style.long_plain));
+    out.push(([letter, from, to].concat(), base + style.long_plain));
 }
 
 fn disambiguation(facts: &MoveFacts) -> String {
