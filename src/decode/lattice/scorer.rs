@@ -8,7 +8,28 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::decode::{CellEvidence, DecoderConfig};
 use crate::notation::{check_marks, for_each_body, Check, Language, MoveFacts, Style};
 
-type BodyList = Vec<(Vec<char>, f32)>;
+/// A move's written bodies with their weights, likeliest first, their characters kept in one
+/// buffer (a move has a dozen or two forms, and the decoder makes thousands of lists).
+#[derive(Default)]
+struct BodyList {
+    chars: Vec<char>,
+    /// Each body's characters (a range of `chars`) and weight.
+    bodies: Vec<(u32, u32, f32)>,
+}
+
+impl BodyList {
+    fn push(&mut self, text: &str, weight: f32) {
+        let start = self.chars.len() as u32;
+        self.chars.extend(text.chars());
+        self.bodies.push((start, self.chars.len() as u32, weight));
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&[char], f32)> {
+        self.bodies
+            .iter()
+            .map(|&(start, end, weight)| (&self.chars[start as usize..end as usize], weight))
+    }
+}
 
 /// What a [`Scorer`] has scored.
 #[derive(Default)]
@@ -121,11 +142,9 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
         self.caches.bodies[writer as usize]
             .entry(body_key.key())
             .or_insert_with(|| {
-                let mut list: BodyList = Vec::new();
-                for_each_body(&body_key, lang, style, &mut |text, w| {
-                    list.push((text.chars().collect(), w))
-                });
-                list.sort_by(|a, b| b.1.total_cmp(&a.1));
+                let mut list = BodyList::default();
+                for_each_body(&body_key, lang, style, &mut |text, w| list.push(text, w));
+                list.bodies.sort_by(|a, b| b.2.total_cmp(&a.2));
                 list
             })
     }
@@ -202,7 +221,7 @@ impl<'a, E: CellEvidence> Scorer<'a, E> {
                 None => {
                     let mut best = floor - 1.0;
                     for (chars, weight) in self.bodies_of(body_key, writer).iter() {
-                        if *weight <= best {
+                        if weight <= best {
                             break;
                         }
                         best =
@@ -318,7 +337,7 @@ fn unfactored_score(
     floor: f32,
 ) -> f32 {
     let mut best = floor;
-    for (chars, weight) in bodies {
+    for (chars, weight) in bodies.iter() {
         for &(mark, mark_weight) in marks.iter().filter(|m| m.1 > f32::NEG_INFINITY) {
             let w = weight + mark_weight;
             if w > best {
