@@ -1369,6 +1369,10 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             if rank >= self.config.moves_per_node && w < node_best - self.config.node_margin {
                 break;
             }
+            // The layer's bar only rises, and the moves left score no better than this one.
+            if !self.pending.may_enter(cell + 1, node.best + w) {
+                break;
+            }
             let kid = &kids[i];
             let step = Step {
                 m: kid.m,
