@@ -161,16 +161,18 @@ impl Channel {
             extra,
             table: Vec::new(),
         };
-        let alphabet: Vec<char> = (0..128u8)
-            .map(char::from)
-            .chain(channel.extra.iter().copied())
-            .collect();
+        let alphabet: Vec<char> = channel.alphabet().collect();
         channel.table = alphabet
             .iter()
             .flat_map(|&a| alphabet.iter().map(move |&b| (a, b)))
             .map(|(a, b)| channel.substitution_slow(a, b))
             .collect();
         channel
+    }
+
+    /// The characters of `table`, in its order: ASCII, then `extra`.
+    fn alphabet(&self) -> impl Iterator<Item = char> + '_ {
+        (0..128u8).map(char::from).chain(self.extra.iter().copied())
     }
 
     fn alphabet_len(&self) -> usize {
@@ -423,9 +425,8 @@ mod tests {
     fn the_cost_table_agrees_with_the_rules_for_every_pair_of_its_alphabet() {
         let c = Channel::default();
         assert!(c.extra.contains(&'Ф') && c.extra.contains(&'ф') && c.extra.contains(&'Ա'));
-        let alphabet: Vec<char> = (0..128u8).map(char::from).chain(c.extra.clone()).collect();
-        for &a in &alphabet {
-            for &b in &alphabet {
+        for a in c.alphabet() {
+            for b in c.alphabet() {
                 assert_eq!(c.substitution(a, b), c.substitution_slow(a, b), "{a} {b}");
             }
         }

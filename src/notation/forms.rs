@@ -586,13 +586,13 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
         return;
     }
 
+    let needed = disambiguation(facts);
     for (i, &letter) in lang.variants(facts.role).iter().enumerate() {
         let variant = if i == 0 {
             0.0
         } else {
             style.piece_letter_variant
         };
-        let needed = disambiguation(facts);
         for &(mark, weight) in capture_marks {
             out.push(([letter, &needed, mark, &to].concat(), variant + weight));
             if needed.is_empty() {
