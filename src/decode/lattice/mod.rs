@@ -824,6 +824,8 @@ fn likelier(best: Lattice, again: Option<Lattice>) -> Lattice {
 /// than the true game pruned, and one 4,096 wide never found more either (32 such searches
 /// on 24 generated sheets of seeds 99-102: the same game every time), unless that game still
 /// skips moves to line up with the cells, as a wrong world the rescue kept too does.
+/// The third search runs `rescue_escalation_first_width` wide first, when that is set, and
+/// `rescue_escalation_width` wide only when the first found a likelier game.
 pub(crate) fn escalated<E: CellEvidence>(
     rescued: Rescued,
     cells: &[E],
@@ -851,21 +853,36 @@ pub(crate) fn escalated<E: CellEvidence>(
     if !escalate {
         return best;
     }
-    let wider = DecoderConfig {
-        rescue_beam_width: config.rescue_escalation_width,
-        ..config.clone()
-    };
     let mut best = best;
-    let third = search_around(
-        &troubled,
-        cells,
-        start,
-        lang,
-        &wider,
-        priors,
-        &mut best.scored,
-    );
-    likelier(best, third)
+    // The widest search pays only where a narrower one still finds likelier games: most
+    // sheets that escalate were hard to read rather than their game pruned, and a search a
+    // quarter as wide tells them apart for a quarter of the time.
+    let mut widths = vec![config.rescue_escalation_width];
+    let first_width = config.rescue_escalation_first_width;
+    if first_width > config.rescue_beam_width && first_width < config.rescue_escalation_width {
+        widths.insert(0, first_width);
+    }
+    for width in widths {
+        let wider = DecoderConfig {
+            rescue_beam_width: width,
+            ..config.clone()
+        };
+        let before = best.best_score();
+        let again = search_around(
+            &troubled,
+            cells,
+            start,
+            lang,
+            &wider,
+            priors,
+            &mut best.scored,
+        );
+        best = likelier(best, again);
+        if best.best_score() <= before {
+            break;
+        }
+    }
+    best
 }
 
 /// The search itself. `widened[c]`: the layer after cell `c` is searched as
@@ -1904,6 +1921,46 @@ mod tests {
         let (score_before, scored_before) = escalate_with(&never);
         assert_eq!(score, score_before);
         assert!(scored > scored_before, "{scored_before} -> {scored}");
+    }
+
+    #[test]
+    fn the_widest_search_runs_only_where_a_narrower_one_found_a_likelier_game() {
+        let lang = Language::by_code("en").unwrap();
+        let config = DecoderConfig {
+            rescue_beam_width: 64,
+            rescue_escalation_troubled: 100,
+            rescue_escalation_width: 1024,
+            rescue_escalation_first_width: 0,
+            rescue_escalation_slips: 0,
+            rescue_escalation_unrescued_slips: 2,
+            ..DecoderConfig::default()
+        };
+        let staged = DecoderConfig {
+            rescue_escalation_first_width: 128,
+            ..config.clone()
+        };
+        // The Ruy Lopez with White's fourth move (Ba4) and Black's eighth (O-O) not written:
+        // the rescue's game is the true one, and no wider search finds a likelier.
+        let cells: Vec<TypedCell> = ruy_lopez_without(&[6, 15])
+            .iter()
+            .map(|t| TypedCell::new(t))
+            .collect();
+        let priors = PriorMemo::default();
+        let start = Chess::default();
+        let escalate_with = |config: &DecoderConfig| {
+            let first = search(&cells, &start, lang, config, &priors, None).unwrap();
+            let rescued = rescued_once(first, &cells, &start, lang, config, &priors);
+            let rescued_score = rescued.lattice.best_score();
+            let lattice = escalated(rescued, &cells, &start, lang, config, &priors);
+            assert_eq!(lattice.best_score(), rescued_score);
+            lattice.scored.scores.iter().map(|s| s.len()).sum::<usize>()
+        };
+        let scored_widest = escalate_with(&config);
+        let scored_staged = escalate_with(&staged);
+        assert!(
+            scored_staged < scored_widest,
+            "{scored_staged} scored staged, {scored_widest} straight to the widest"
+        );
     }
 
     #[test]
