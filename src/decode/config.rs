@@ -321,7 +321,8 @@ impl DecoderConfig {
             rescue_escalation_width: 16_384,
             // Most sheets that escalate find no likelier game at any width: 4,096 wide first,
             // and 16,384 only where that found one. Seed 104 98.04 -> 98.17% (a Turkish sheet
-            // 39 -> 45 of 53), mean 1.96 -> 1.72 s a sheet; real-dev the same plies, mean
+            // 39 -> 45 of 53: the rescue's game kept, the widest search's likelier one
+            // wronger), mean 1.96 -> 1.72 s a sheet; real-dev the same plies, mean
             // 1.73 -> 1.41 s; seed 99 the same plies and time. 2,048 first lost a real-dev
             // game's plies (98.42 -> 97.76%) and a Portuguese sheet's of seed 99.
             rescue_escalation_first_width: 4096,
