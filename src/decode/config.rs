@@ -319,13 +319,13 @@ impl DecoderConfig {
             rescue_finalists_within: 10.0,
             rescue_escalation_troubled: 6,
             rescue_escalation_width: 16_384,
-            // Most sheets that escalate find no likelier game at any width: 4,096 wide first,
-            // and 16,384 only where that found one. Seed 104 98.04 -> 98.17% (a Turkish sheet
-            // 39 -> 45 of 53: the rescue's game kept, the widest search's likelier one
-            // wronger), mean 1.96 -> 1.72 s a sheet; real-dev the same plies, mean
-            // 1.73 -> 1.41 s; seed 99 the same plies and time. 2,048 first lost a real-dev
-            // game's plies (98.42 -> 97.76%) and a Portuguese sheet's of seed 99.
-            rescue_escalation_first_width: 4096,
+            // Off (0): 4,096 wide first and 16,384 only where that found a likelier game
+            // read seed 104 at 98.17% against 98.04% (a Turkish sheet 39 -> 45 of 53, by luck:
+            // the widest search's likelier game is the wronger one) in a mean 1.72 against 1.96
+            // s a sheet, and real-dev the same plies in 1.41 against 1.73 s; but seed 102's
+            // Armenian sheet, whose true game only the 16,384-wide search finds, fell 49 -> 39
+            // of 57 (98.19 -> 97.97%). 2,048 first lost more (real-dev 97.76%).
+            rescue_escalation_first_width: 0,
             rescue_escalation_slips: 2,
             // An Irish sheet of seed 104 whose `a4` was read `c3`: the 1,024-wide rescue lost
             // the true game too, found nothing likelier, and kept a game that skipped two

@@ -1885,48 +1885,22 @@ mod tests {
         assert!(!lattice.slip_beside_misfit(&far, &config));
     }
 
-    #[test]
-    fn a_rescued_game_still_needing_two_slips_is_searched_wider_even_if_nothing_likelier_was_found()
-    {
-        let lang = Language::by_code("en").unwrap();
-        let config = DecoderConfig {
-            rescue_beam_width: 64,
-            rescue_escalation_troubled: 100,
-            rescue_escalation_width: 1024,
-            rescue_escalation_slips: 0,
-            rescue_escalation_unrescued_slips: 2,
-            ..DecoderConfig::default()
-        };
-        let never = DecoderConfig {
-            rescue_escalation_unrescued_slips: 0,
-            ..config.clone()
-        };
-        // The Ruy Lopez with White's fourth move (Ba4) and Black's eighth (O-O) not written.
-        let cells: Vec<TypedCell> = ruy_lopez_without(&[6, 15])
-            .iter()
-            .map(|t| TypedCell::new(t))
-            .collect();
-        let priors = PriorMemo::default();
-        let start = Chess::default();
-        let escalate_with = |config: &DecoderConfig| {
-            let first = search(&cells, &start, lang, config, &priors, None).unwrap();
-            let rescued = rescued_once(first, &cells, &start, lang, config, &priors);
-            assert!(!rescued.found_likelier);
-            assert_eq!(rescued.lattice.best_path_shifts(), 2);
-            let lattice = escalated(rescued, &cells, &start, lang, config, &priors);
-            let scored: usize = lattice.scored.scores.iter().map(|s| s.len()).sum();
-            (lattice.best_score(), scored)
-        };
-        let (score, scored) = escalate_with(&config);
-        let (score_before, scored_before) = escalate_with(&never);
-        assert_eq!(score, score_before);
-        assert!(scored > scored_before, "{scored_before} -> {scored}");
+    /// What escalating the Ruy Lopez with White's fourth move (Ba4) and Black's eighth (O-O)
+    /// not written shows: the rescue's game is the true one, found no likelier than the
+    /// first search's, and skips two moves to line up with the cells.
+    struct RuyLopezEscalation {
+        rescued_found_likelier: bool,
+        rescued_shifts: usize,
+        rescued_score: f32,
+        score: f32,
+        /// How many moves' fits the searches scored, the escalation's included.
+        scored: usize,
     }
 
-    #[test]
-    fn the_widest_search_runs_only_where_a_narrower_one_found_a_likelier_game() {
-        let lang = Language::by_code("en").unwrap();
-        let config = DecoderConfig {
+    /// Settings that escalate: a rescue 64 wide, and a third search 1,024 wide where the
+    /// rescued game still needs two slips that shift the cells.
+    fn escalating_config() -> DecoderConfig {
+        DecoderConfig {
             rescue_beam_width: 64,
             rescue_escalation_troubled: 100,
             rescue_escalation_width: 1024,
@@ -1934,32 +1908,73 @@ mod tests {
             rescue_escalation_slips: 0,
             rescue_escalation_unrescued_slips: 2,
             ..DecoderConfig::default()
-        };
-        let staged = DecoderConfig {
-            rescue_escalation_first_width: 128,
-            ..config.clone()
-        };
-        // The Ruy Lopez with White's fourth move (Ba4) and Black's eighth (O-O) not written:
-        // the rescue's game is the true one, and no wider search finds a likelier.
+        }
+    }
+
+    fn escalate_ruy_lopez(config: &DecoderConfig) -> RuyLopezEscalation {
+        let lang = Language::by_code("en").unwrap();
         let cells: Vec<TypedCell> = ruy_lopez_without(&[6, 15])
             .iter()
             .map(|t| TypedCell::new(t))
             .collect();
         let priors = PriorMemo::default();
         let start = Chess::default();
-        let escalate_with = |config: &DecoderConfig| {
-            let first = search(&cells, &start, lang, config, &priors, None).unwrap();
-            let rescued = rescued_once(first, &cells, &start, lang, config, &priors);
-            let rescued_score = rescued.lattice.best_score();
-            let lattice = escalated(rescued, &cells, &start, lang, config, &priors);
-            assert_eq!(lattice.best_score(), rescued_score);
-            lattice.scored.scores.iter().map(|s| s.len()).sum::<usize>()
+        let first = search(&cells, &start, lang, config, &priors, None).unwrap();
+        let rescued = rescued_once(first, &cells, &start, lang, config, &priors);
+        let rescued_found_likelier = rescued.found_likelier;
+        let rescued_shifts = rescued.lattice.best_path_shifts();
+        let rescued_score = rescued.lattice.best_score();
+        let lattice = escalated(rescued, &cells, &start, lang, config, &priors);
+        RuyLopezEscalation {
+            rescued_found_likelier,
+            rescued_shifts,
+            rescued_score,
+            score: lattice.best_score(),
+            scored: lattice.scored.scores.iter().map(|s| s.len()).sum(),
+        }
+    }
+
+    #[test]
+    fn a_rescued_game_still_needing_two_slips_is_searched_wider_even_if_nothing_likelier_was_found()
+    {
+        let config = escalating_config();
+        let never = DecoderConfig {
+            rescue_escalation_unrescued_slips: 0,
+            ..config.clone()
         };
-        let scored_widest = escalate_with(&config);
-        let scored_staged = escalate_with(&staged);
+        let escalation = escalate_ruy_lopez(&config);
+        let before = escalate_ruy_lopez(&never);
+        for run in [&escalation, &before] {
+            assert!(!run.rescued_found_likelier);
+            assert_eq!(run.rescued_shifts, 2);
+        }
+        assert_eq!(escalation.score, before.score);
         assert!(
-            scored_staged < scored_widest,
-            "{scored_staged} scored staged, {scored_widest} straight to the widest"
+            escalation.scored > before.scored,
+            "{} -> {}",
+            before.scored,
+            escalation.scored
+        );
+    }
+
+    #[test]
+    fn the_widest_search_runs_only_where_a_narrower_one_found_a_likelier_game() {
+        let config = escalating_config();
+        let staged = DecoderConfig {
+            rescue_escalation_first_width: 128,
+            ..config.clone()
+        };
+        let widest = escalate_ruy_lopez(&config);
+        let in_steps = escalate_ruy_lopez(&staged);
+        // No wider search finds a likelier game than the rescue's.
+        for run in [&widest, &in_steps] {
+            assert_eq!(run.score, run.rescued_score);
+        }
+        assert!(
+            in_steps.scored < widest.scored,
+            "{} scored in steps, {} straight to the widest",
+            in_steps.scored,
+            widest.scored
         );
     }
 
