@@ -854,15 +854,17 @@ pub(crate) fn escalated<E: CellEvidence>(
         return best;
     }
     let mut best = best;
-    // The widest search pays only where a narrower one still finds likelier games: most
-    // sheets that escalate were hard to read rather than their game pruned, and a search a
-    // quarter as wide tells them apart for a quarter of the time.
-    let mut widths = vec![config.rescue_escalation_width];
+    // Most sheets that escalate were hard to read rather than their game pruned, and a
+    // narrower first step tells many of them apart for a fraction of the time; but not every
+    // one (see `DecoderConfig::for_handwriting`, where it is off).
     let first_width = config.rescue_escalation_first_width;
-    if first_width > config.rescue_beam_width && first_width < config.rescue_escalation_width {
-        widths.insert(0, first_width);
-    }
-    for width in widths {
+    let first_step = (first_width > config.rescue_beam_width
+        && first_width < config.rescue_escalation_width)
+        .then_some(first_width);
+    for width in first_step
+        .into_iter()
+        .chain([config.rescue_escalation_width])
+    {
         let wider = DecoderConfig {
             rescue_beam_width: width,
             ..config.clone()
