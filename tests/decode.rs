@@ -637,6 +637,50 @@ fn a_wrong_world_that_skips_two_moves_at_once_counts_two_slips() {
 }
 
 #[test]
+fn a_rescue_looks_three_cells_back_for_a_move_the_player_left_out() {
+    // A generated Slovenian sheet of recognize-bench's seed 105, in English letters: Black's
+    // 26...Rc2 was not written. The next cell's Qd4, White's move, is also a legal move for
+    // Black's queen, so it fits the cell as written, and only the cell after the next (Bxd4)
+    // fits nothing. Looking one cell back for the move left out cannot line them up: the
+    // search reads 26...Qd1 from `Qd4` and has the rook reach c2 later, where `Rc1` stands.
+    let truth = [
+        "d4", "Nf6", "c4", "e6", "Nf3", "b6", "g3", "Ba6", "b3", "Bb4+", "Bd2", "Be7", "Bg2", "c6",
+        "Bc3", "d5", "Ne5", "Nfd7", "Nxd7", "Nxd7", "Nd2", "O-O", "O-O", "Nf6", "e4", "b5", "exd5",
+        "cxd5", "c5", "b4", "Bxb4", "Bxf1", "Bxf1", "e5", "Bc3", "a5", "a3", "Ne4", "Nxe4", "dxe4",
+        "b4", "axb4", "axb4", "Rxa1", "Qxa1", "Qd5", "dxe5", "Ra8", "Qc1", "Ra2", "Qe3", "Rc2",
+        "Qd4", "Qxd4", "Bxd4", "Kf8", "h4", "Ke8", "e6", "fxe6", "Bxg7", "Rc1", "Bd4", "Kd7",
+    ];
+    let left_out = 51;
+    let mut written = truth.to_vec();
+    // A cell the reader left empty on that sheet.
+    written[43] = "";
+    written.remove(left_out);
+    // Typed cells fit the wrong game's moves less badly than a reader's; a rescue is forced
+    // from one troubled cell, as the read sheet's did from more.
+    let three_back = DecoderConfig {
+        rescue_min_troubled: 1,
+        ..DecoderConfig::for_handwriting()
+    };
+    assert_eq!(three_back.rescue_skip_lookback, 3);
+    let one_back = DecoderConfig {
+        rescue_skip_lookback: 1,
+        ..three_back.clone()
+    };
+    let start = StartPosition::standard();
+    let found = decode(&cells(&written), &start, english(), &three_back);
+    let lost = decode(&cells(&written), &start, english(), &one_back);
+    assert_eq!(sans(&found), truth);
+    assert_eq!(found.moves[left_out].kind, StepKind::Skipped);
+    assert_eq!(sans(&lost)[left_out], "Qd1");
+    assert!(
+        found.score > lost.score + 10.0,
+        "{} {}",
+        found.score,
+        lost.score
+    );
+}
+
+#[test]
 fn two_unread_cells_in_a_row_keep_enough_of_their_pairs() {
     // Two blank cells leave every pair of moves open: kept to one wide beam's width, the true
     // pair of a quiet stretch ranks below pairs the prior likes better and is lost before the

@@ -82,6 +82,12 @@ pub struct DecoderConfig {
     pub repair_from_best: usize,
     /// How many cells back a skipped move is looked for when a cell fits nothing.
     pub skip_lookback: usize,
+    /// The same for the best `rescue_skip_lookback_nodes` nodes of a rescue's layers (the
+    /// larger of the two): a player's next move that is also a legal move for the other side
+    /// fits the cell of the move left out, and the slip shows only cells later.
+    pub rescue_skip_lookback: usize,
+    /// How many of a rescue's best nodes (by rank in the layer) use `rescue_skip_lookback`.
+    pub rescue_skip_lookback_nodes: usize,
     /// How many cells back along a badly fitting node's path a blank or illegible cell's move
     /// is reconsidered, the moves after it replayed (0: never). At a blank cell the beam keeps
     /// moves by the prior alone, and the one the player made may show only plies later.
@@ -210,6 +216,10 @@ impl Default for DecoderConfig {
             repair_below: -3.5,
             repair_from_best: 3,
             skip_lookback: 1,
+            // 3 (the best 16 nodes): decode-bench medium seeds 1, 11, 15 the same plies, heavy
+            // seed 1 95.06 -> 94.90%, slowest games a third slower. Read sheets use it.
+            rescue_skip_lookback: 1,
+            rescue_skip_lookback_nodes: 16,
             blank_lookback: 0,
             swap_candidates: 3,
             row_skip_candidates: 4,
@@ -339,6 +349,16 @@ impl DecoderConfig {
             // finalists and escalations) found no move the others missed, and took time.
             rescue_strain_nats: 0.0,
             blank_lookback: 12,
+            // A Slovenian sheet of seed 105 left out `Tc2`; the next cell's `Dd4`, White's
+            // queen move, is a legal move for Black's queen too, and only two cells later
+            // nothing fits: the true game, 14 nats likelier, was never offered. Three cells
+            // back for a rescue's best 16 nodes: seeds 99 / 104 / 105 98.51 / 98.04 / 98.35 ->
+            // 98.57 / 98.17 / 98.57% (an Esperanto sheet 52 -> 57 of 60, a German one 67 -> 75
+            // of 81; an Armenian one 88 -> 86 of 113), seeds 100-103 and real-dev the same
+            // plies; mean time a sheet 8% more on seed 105 (1.66 -> 1.80 s, back to back).
+            // For all of a rescue's nodes: the same plies, 14% more time; in every layer, not
+            // only a rescue's: also a Slovak sheet of seed 103 27 -> 32 of 37, but 40-55% more.
+            rescue_skip_lookback: 3,
             rescue_repair_below: typed.repair_below,
             rescue_repairs_per_alignment: 0,
             rescue_alignment_quota: 0,
@@ -389,6 +409,8 @@ impl DecoderConfig {
             "book_bonus" => self.book_bonus = value,
             "tree_strength" => self.tree_strength = value,
             "skip_lookback" => self.skip_lookback = count,
+            "rescue_skip_lookback" => self.rescue_skip_lookback = count,
+            "rescue_skip_lookback_nodes" => self.rescue_skip_lookback_nodes = count,
             "blank_lookback" => self.blank_lookback = count,
             "swap_candidates" => self.swap_candidates = count,
             "row_skip_candidates" => self.row_skip_candidates = count,

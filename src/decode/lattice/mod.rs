@@ -1129,7 +1129,7 @@ fn run_search<E: CellEvidence>(
                 (task.into_worked(), repaired)
             })
             .collect();
-        let mut skipped_before: Vec<u32> = Vec::new();
+        let mut skipped_before: Vec<(usize, u32)> = Vec::new();
         let (works, repaired): (Vec<Worked>, Vec<Vec<(usize, bool)>>) = worked.into_iter().unzip();
         search.take_worked(works);
         for repaired in repaired {
@@ -1138,7 +1138,7 @@ fn run_search<E: CellEvidence>(
                     uninformative[cell] = fits_nothing;
                 }
                 if !fits_nothing {
-                    skipped_before.push(layer[rank]);
+                    skipped_before.push((rank, layer[rank]));
                 }
             }
         }
@@ -1149,9 +1149,18 @@ fn run_search<E: CellEvidence>(
         };
         let mut repaired_ancestors: rustc_hash::FxHashSet<u32> = Default::default();
         let mut ancestors: Vec<(u32, usize)> = Vec::new();
-        for node_id in skipped_before {
+        // A rescue's best nodes look further back: the move after the one left out may be a
+        // legal move for the other side too, and fit the cell of the move left out.
+        let lookback = |rank: usize| {
+            if is_widened(cell) && rank < config.rescue_skip_lookback_nodes {
+                config.skip_lookback.max(config.rescue_skip_lookback)
+            } else {
+                config.skip_lookback
+            }
+        };
+        for (rank, node_id) in skipped_before {
             let mut at = node_id;
-            for depth in 1..=config.skip_lookback.min(cell) {
+            for depth in 1..=lookback(rank).min(cell) {
                 let Some(edge) = lattice.nodes[at as usize]
                     .best_in
                     .map(|e| &lattice.edges[e as usize])
