@@ -655,8 +655,8 @@ fn a_rescue_looks_three_cells_back_for_a_move_the_player_left_out() {
     // A cell the reader left empty on that sheet.
     written[43] = "";
     written.remove(left_out);
-    // Typed cells fit the wrong game's moves less badly than a reader's; a rescue is forced
-    // from one troubled cell, as the read sheet's did from more.
+    // Typed cells leave the wrong game fewer troubled cells than the reader's did, too few to
+    // start a rescue; it is started here from one, as the read sheet's started from more.
     let three_back = DecoderConfig {
         rescue_min_troubled: 1,
         ..DecoderConfig::for_handwriting()
