@@ -354,6 +354,63 @@ fn a_move_the_board_forces_but_the_player_wrote_otherwise_is_flagged_and_says_wh
 }
 
 #[test]
+fn a_move_the_sheet_does_not_tell_from_another_is_flagged_unless_the_game_does() {
+    // `Nd2` where both knights may go: nothing after it says which one went.
+    let opening = [
+        "e4", "e5", "Nf3", "Nc6", "d3", "Nf6", "Nd2", "Be7", "g3", "O-O",
+    ];
+    let game = decode(
+        &cells(&opening),
+        &StartPosition::standard(),
+        english(),
+        &DecoderConfig::default(),
+    );
+    let knight = &game.moves[6];
+    assert!(
+        ["Nbd2", "Nfd2"].contains(&knight.san.as_str()),
+        "{}",
+        knight.san
+    );
+    let rival = if knight.san == "Nbd2" { "Nfd2" } else { "Nbd2" };
+    assert_eq!(knight.written_alike.as_deref(), Some(rival));
+    assert!(knight.flagged);
+    assert_eq!(game.moves.iter().filter(|m| m.flagged).count(), 1);
+    let pgn = to_pgn(&game, &PgnTags::default());
+    assert!(
+        pgn.contains(&format!(
+            "the sheet does not say which piece moved: it reads as {rival} as well"
+        )),
+        "{pgn}"
+    );
+    assert_eq!(
+        to_json(&game, &PgnTags::default())["moves"][6]["written_alike"],
+        rival
+    );
+    // The knight from f3 moving on later says the one from b1 went to d2.
+    let mut told = opening.to_vec();
+    told.extend(["Nh4", "d6"]);
+    let game = decode(
+        &cells(&told),
+        &StartPosition::standard(),
+        english(),
+        &DecoderConfig::default(),
+    );
+    assert_eq!(game.moves[6].san, "Nbd2");
+    assert_eq!(game.moves[6].written_alike, None);
+    assert!(!game.moves[6].flagged);
+    // Off, nothing is marked.
+    let mut off = DecoderConfig::default();
+    off.set("flag_written_alike_within", -1.0).unwrap();
+    let game = decode(
+        &cells(&opening),
+        &StartPosition::standard(),
+        english(),
+        &off,
+    );
+    assert!(game.moves.iter().all(|m| m.written_alike.is_none()));
+}
+
+#[test]
 fn confidence_is_honest_on_an_unreadable_cell() {
     let start = StartPosition::standard();
     let game = decode(

@@ -139,6 +139,10 @@ pub struct DecoderConfig {
     /// Moves that fit their cell worse than this (log-likelihood) are flagged too: what was
     /// written is not what was read as played.
     pub flag_fit_below: f32,
+    /// Moves whose cell fits another legal move of the same piece to the same square within
+    /// this many nats (`Td1` where both rooks may go) are flagged: the record does not say
+    /// which piece moved, and only the rest of the game or the prior chose. Negative: off.
+    pub flag_written_alike_within: f32,
     /// When the language is not given: how many languages, best by their piece letters, are
     /// decoded in full.
     pub language_finalists: usize,
@@ -260,6 +264,7 @@ impl Default for DecoderConfig {
             // 4.2 -> 4.3%. At 0.9 those two are 9.8% and 5.3%.
             flag_below: 0.85,
             flag_fit_below: -6.5,
+            flag_written_alike_within: 1.0,
             language_finalists: 3,
             language_margin: 12.0,
             language_abandon: 30.0,
@@ -431,6 +436,7 @@ impl DecoderConfig {
             "temperature" => self.temperature = value,
             "flag_below" => self.flag_below = value,
             "flag_fit_below" => self.flag_fit_below = value,
+            "flag_written_alike_within" => self.flag_written_alike_within = value,
             "language_finalists" => self.language_finalists = count,
             "language_margin" => self.language_margin = value,
             "language_abandon" => self.language_abandon = value,

@@ -99,6 +99,11 @@ pub struct DecodedMove {
     /// Where the move was read from both players' sheets and one of them reads as another
     /// legal move: that sheet and move (the move is then flagged).
     pub sheets_differ: Option<SheetsDiffer>,
+    /// Another legal move of the same piece to the same square that the cell reads as just as
+    /// well (`Td1` where both rooks may go) and after which the rest of the game can still be
+    /// played, in standard English SAN: the record does not say which piece moved (the move is
+    /// then flagged; see [`mark_written_alike`]).
+    pub written_alike: Option<String>,
     pub kind: StepKind,
     /// The player wrote `(=)` with this move.
     pub draw_offer: bool,
@@ -164,7 +169,9 @@ pub fn decode<E: CellEvidence>(
     language: LanguageChoice,
     config: &DecoderConfig,
 ) -> Game {
-    decode_remembering(cells, start, language, config, &PriorMemo::default())
+    let mut game = decode_remembering(cells, start, language, config, &PriorMemo::default());
+    mark_written_alike(&mut game, cells, config);
+    game
 }
 
 /// [`decode`], finding the move priors of positions already expanded in `priors` and keeping
@@ -633,6 +640,7 @@ fn game_from_lattice<E: CellEvidence>(
                 || !written_fits,
             written_fits,
             sheets_differ: None,
+            written_alike: None,
             written_copy: evidence
                 .and_then(|ev| ev.copies())
                 .map(|(_, copy)| copy.text().to_string()),
@@ -655,6 +663,24 @@ fn game_from_lattice<E: CellEvidence>(
         unused_cells: (0..cells.len()).filter(|&c| !used[c]).collect(),
         score: lattice.best_score(),
     }
+}
+
+/// Whether `rest` (moves by their squares) can be played one after another from `before`
+/// after `first`.
+fn game_goes_on_after(before: &Chess, first: shakmaty::Move, rest: &[shakmaty::Move]) -> bool {
+    let mut pos = before.clone();
+    pos.play_unchecked(first);
+    for &next in rest {
+        let Some(found) = pos
+            .legal_moves()
+            .into_iter()
+            .find(|&m| same_squares(m, next))
+        else {
+            return false;
+        };
+        pos.play_unchecked(found);
+    }
+    true
 }
 
 /// Whether two moves, perhaps played in different positions, are the same move as UCI writes
@@ -746,6 +772,46 @@ pub fn mark_sheets_differ<E: CellEvidence>(game: &mut Game, cells: &[E], config:
             let san = SanPlus::from_move(before.clone(), m).to_string();
             let decoded = &mut game.moves[index];
             decoded.sheets_differ = Some(SheetsDiffer { sheet, san });
+            decoded.flagged = true;
+        }
+    }
+}
+
+/// Flags the moves of `game` (decoded from `cells` with `config`) whose cell reads as well as
+/// another legal move of the same piece to the same square, after which the rest of the game
+/// can still be played ([`DecodedMove::written_alike`]): `Td1` where both rooks may go says
+/// nothing of which one went, and where no later move says it either, the move prior chose,
+/// or the search kept one of the two worlds only (a German sheet of the generated set of seed
+/// 104 read `Rfd1` for `Rad1` at confidence 1.00). An arbiter should see that. A review step
+/// after decoding, as [`mark_sheets_differ`] is: writer adaptation and the alignment of two
+/// copies weigh only the decoder's own doubts.
+pub fn mark_written_alike<E: CellEvidence>(game: &mut Game, cells: &[E], config: &DecoderConfig) {
+    if config.flag_written_alike_within < 0.0 {
+        return;
+    }
+    let (cells, adapted) = adapted_to(cells, config);
+    let played = game.played_moves();
+    if played.len() != game.moves.len() {
+        return;
+    }
+    let mut pos: Chess = game.start.position.clone();
+    let mut written = Vec::new();
+    let mut written_moves = Vec::new();
+    for (index, (decoded, &m)) in game.moves.iter().zip(&played).enumerate() {
+        if let (Some(cell), StepKind::Written) = (decoded.cell, decoded.kind) {
+            written.push((pos.clone(), m, cell));
+            written_moves.push(index);
+        }
+        pos.play_unchecked(m);
+    }
+    let found = lattice::rivals_written_alike(cells, game.language, &adapted, &written);
+    for ((index, (before, _, _)), rival) in written_moves.into_iter().zip(&written).zip(found) {
+        // Where the rest of the game cannot be played after the rival (the other rook moves
+        // later from where it stood), the game itself says which piece moved.
+        let rival = rival.filter(|&rival| game_goes_on_after(before, rival, &played[index + 1..]));
+        if let Some(rival) = rival {
+            let decoded = &mut game.moves[index];
+            decoded.written_alike = Some(SanPlus::from_move(before.clone(), rival).to_string());
             decoded.flagged = true;
         }
     }

@@ -11,8 +11,8 @@ use shakmaty::{Color, Position};
 
 pub use crate::decode::WhichSheet;
 use crate::decode::{
-    decode_remembering, likelier_again, mark_sheets_differ, CellEvidence, DecodedMove,
-    DecoderConfig, Game, LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
+    decode_remembering, likelier_again, mark_sheets_differ, mark_written_alike, CellEvidence,
+    DecodedMove, DecoderConfig, Game, LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
 };
 use crate::notation::{looks_descriptive, names_algebraic_square, Language, Notation};
 use crate::page::crop::reading_crops;
@@ -437,6 +437,7 @@ pub fn read_game(
         }
     }
     mark_sheets_differ(&mut game, &evidence, &decoder);
+    mark_written_alike(&mut game, &evidence, &decoder);
     let as_read = as_read.as_ref().unwrap_or(&evidence);
     let start_doubt = doubted_start(&game, &cells, &options.start);
     flag_faint_readings(&mut game, &cells);

@@ -381,6 +381,7 @@ mod tests {
                     written_fits: true,
                     written_copy: None,
                     sheets_differ: None,
+                    written_alike: None,
                     kind: StepKind::Written,
                     draw_offer: false,
                 }

@@ -77,6 +77,11 @@ pub fn review_note(m: &DecodedMove) -> String {
             differ.san
         ));
     }
+    if let Some(rival) = &m.written_alike {
+        parts.push(format!(
+            "the sheet does not say which piece moved: it reads as {rival} as well"
+        ));
+    }
     parts.push(format!("confidence {}", percent(m.confidence)));
     if !m.alternatives.is_empty() {
         let alts: Vec<String> = m
@@ -198,7 +203,8 @@ fn kind_name(kind: StepKind) -> &'static str {
 /// One move as JSON: `ply, san, uci, written, confidence, alternatives, flagged` (the contract)
 /// plus `written_fits`, `cell`, `kind`, `draw_offer`, and, where the move was read from both
 /// players' sheets, `copy_written` and `sheets_differ` (`{"sheet": "copy", "san": "Rc7"}`:
-/// that sheet alone reads as another legal move).
+/// that sheet alone reads as another legal move); `written_alike` (`"Rfd1"`) where the cell
+/// reads as well as another move of the same piece to the same square.
 pub fn move_json(m: &DecodedMove) -> Value {
     let mut entry = json!({
         "ply": m.ply,
@@ -226,6 +232,9 @@ pub fn move_json(m: &DecodedMove) -> Value {
     }
     if let Some(differ) = &m.sheets_differ {
         entry["sheets_differ"] = json!({"sheet": differ.sheet.name(), "san": differ.san});
+    }
+    if let Some(rival) = &m.written_alike {
+        entry["written_alike"] = json!(rival);
     }
     entry
 }

@@ -1377,6 +1377,49 @@ pub(crate) fn sheets_reading_otherwise<E: CellEvidence>(
         .collect()
 }
 
+/// For each ply of `plies` (the position before it, the move chosen, its cell): another legal
+/// move of the same piece to the same square (and the same promotion) that the cell fits
+/// within `config.flag_written_alike_within` nats of the chosen one, the likeliest such; `None`
+/// where the cell tells the chosen move from every such rival, or where there is none.
+pub(crate) fn rivals_written_alike<E: CellEvidence>(
+    cells: &[E],
+    lang: &Language,
+    config: &DecoderConfig,
+    plies: &[(Chess, Move, usize)],
+) -> Vec<Option<Move>> {
+    let mut scorer = Scorer::new(cells, lang, config);
+    plies
+        .iter()
+        .map(|(pos, chosen, cell)| {
+            if cells.get(*cell)?.is_illegible() {
+                return None;
+            }
+            let to = chosen.to();
+            let is_rival = |m: &Move| {
+                m != chosen
+                    && !m.is_castle()
+                    && m.role() == chosen.role()
+                    && m.to() == to
+                    && m.promotion() == chosen.promotion()
+            };
+            // Most moves have no rival: their facts are not worked out.
+            if !pos.legal_moves().iter().any(is_rival) {
+                return None;
+            }
+            let legal = legal_moves_with_facts(pos);
+            let (_, chosen_facts) = legal.iter().find(|(m, _)| m == chosen)?;
+            let chosen_fit = scorer.score(*cell, chosen_facts);
+            legal
+                .iter()
+                .filter(|(m, _)| is_rival(m))
+                .map(|(m, facts)| (scorer.score(*cell, facts), *m))
+                .filter(|(fit, _)| *fit >= chosen_fit - config.flag_written_alike_within)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, m)| m)
+        })
+        .collect()
+}
+
 pub(crate) fn log_add(a: f32, b: f32) -> f32 {
     if a == f32::NEG_INFINITY {
         return b;
