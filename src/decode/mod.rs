@@ -177,7 +177,8 @@ pub fn decode<E: CellEvidence>(
 /// [`decode`], finding the move priors of positions already expanded in `priors` and keeping
 /// those it works out there: the decodings of one game (again after writer adaptation, or
 /// the other player's copy) expand mostly the same positions. The game found is the same as
-/// [`decode`]'s; the memo grows by a few megabytes a game.
+/// [`decode`]'s, without the review step [`decode`] ends with ([`mark_written_alike`]: its
+/// callers flag once they have the game they keep); the memo grows by a few megabytes a game.
 pub fn decode_remembering<E: CellEvidence>(
     cells: &[E],
     start: &StartPosition,
@@ -742,6 +743,25 @@ pub fn decode_along<E: CellEvidence>(
     reads_all.then(|| game_from_lattice(&lattice, cells, start, lang, &adapted))
 }
 
+/// Each move of `game` with the position it was played from; `None` where the moves do not
+/// replay from the game's start.
+fn positions_before_moves(game: &Game) -> Option<Vec<(Chess, shakmaty::Move)>> {
+    let played = game.played_moves();
+    if played.len() != game.moves.len() {
+        return None;
+    }
+    let mut pos: Chess = game.start.position.clone();
+    let moves = played
+        .into_iter()
+        .map(|m| {
+            let before = pos.clone();
+            pos.play_unchecked(m);
+            (before, m)
+        })
+        .collect();
+    Some(moves)
+}
+
 /// Flags the moves of `game` (decoded from `cells` with `config`) read from both players'
 /// sheets where one sheet, read alone, reads as another legal move ([`SheetsDiffer`]): the
 /// game around the ply decided between the two records, and an arbiter should see that it
@@ -749,23 +769,21 @@ pub fn decode_along<E: CellEvidence>(
 /// ([`crate::read`]) weighs only the decoder's own doubts.
 pub fn mark_sheets_differ<E: CellEvidence>(game: &mut Game, cells: &[E], config: &DecoderConfig) {
     let (cells, adapted) = adapted_to(cells, config);
-    let played = game.played_moves();
-    if played.len() != game.moves.len() {
+    let Some(moves) = positions_before_moves(game) else {
         return;
-    }
-    let mut pos: Chess = game.start.position.clone();
-    let mut fused = Vec::new();
-    let mut fused_moves = Vec::new();
-    for (index, (decoded, &m)) in game.moves.iter().zip(&played).enumerate() {
-        let cell = decoded
-            .cell
-            .filter(|&c| cells.get(c).is_some_and(|e| e.copies().is_some()));
-        if let Some(cell) = cell {
-            fused.push((pos.clone(), m, cell));
-            fused_moves.push(index);
-        }
-        pos.play_unchecked(m);
-    }
+    };
+    let (fused_moves, fused): (Vec<usize>, Vec<_>) = game
+        .moves
+        .iter()
+        .zip(moves)
+        .enumerate()
+        .filter_map(|(index, (decoded, (before, m)))| {
+            let cell = decoded
+                .cell
+                .filter(|&c| cells.get(c).is_some_and(|e| e.copies().is_some()))?;
+            Some((index, (before, m, cell)))
+        })
+        .unzip();
     let found = lattice::sheets_reading_otherwise(cells, game.language, &adapted, &fused);
     for ((index, (before, _, _)), differs) in fused_moves.into_iter().zip(&fused).zip(found) {
         if let Some((sheet, m)) = differs {
@@ -790,20 +808,20 @@ pub fn mark_written_alike<E: CellEvidence>(game: &mut Game, cells: &[E], config:
         return;
     }
     let (cells, adapted) = adapted_to(cells, config);
-    let played = game.played_moves();
-    if played.len() != game.moves.len() {
+    let Some(moves) = positions_before_moves(game) else {
         return;
-    }
-    let mut pos: Chess = game.start.position.clone();
-    let mut written = Vec::new();
-    let mut written_moves = Vec::new();
-    for (index, (decoded, &m)) in game.moves.iter().zip(&played).enumerate() {
-        if let (Some(cell), StepKind::Written) = (decoded.cell, decoded.kind) {
-            written.push((pos.clone(), m, cell));
-            written_moves.push(index);
-        }
-        pos.play_unchecked(m);
-    }
+    };
+    let played: Vec<shakmaty::Move> = moves.iter().map(|&(_, m)| m).collect();
+    let (written_moves, written): (Vec<usize>, Vec<_>) = game
+        .moves
+        .iter()
+        .zip(moves)
+        .enumerate()
+        .filter_map(|(index, (decoded, (before, m)))| {
+            let cell = decoded.cell.filter(|_| decoded.kind == StepKind::Written)?;
+            Some((index, (before, m, cell)))
+        })
+        .unzip();
     let found = lattice::rivals_written_alike(cells, game.language, &adapted, &written);
     for ((index, (before, _, _)), rival) in written_moves.into_iter().zip(&written).zip(found) {
         // Where the rest of the game cannot be played after the rival (the other rook moves
