@@ -37,7 +37,7 @@ pub use tree::{OpeningTree, TREE_MIN_GAMES, TREE_MIN_MOVE, TREE_PLIES};
 
 use crate::notation::{distinct_languages, looks_descriptive, Language, Style};
 use crate::start::StartPosition;
-use lattice::Lattice;
+use lattice::{Lattice, SearchInputs};
 
 /// No chess position has more legal moves than this.
 const MAX_LEGAL_MOVES: usize = 218;
@@ -192,9 +192,15 @@ pub fn decode_remembering<E: CellEvidence>(
         LanguageChoice::Fixed(lang) => lang,
         LanguageChoice::Auto => return decode_any_language(cells, start, config, priors),
     };
-    let lattice = lattice::search(cells, &start.position, lang, config, priors, None)
-        .expect("a search without a rival runs to the end");
-    let lattice = lattice::rescued(lattice, cells, &start.position, lang, config, priors);
+    let inputs = SearchInputs {
+        cells,
+        start: &start.position,
+        lang,
+        config,
+        priors,
+    };
+    let lattice = lattice::search(inputs, None).expect("a search without a rival runs to the end");
+    let lattice = lattice::rescued(lattice, inputs);
     game_from_lattice(&lattice, cells, start, lang, config)
 }
 
@@ -306,12 +312,18 @@ fn decode_any_language<E: CellEvidence>(
     priors: &PriorMemo,
 ) -> Game {
     let finalists = finalist_languages(cells, config);
+    let inputs = |lang| SearchInputs {
+        cells,
+        start: &start.position,
+        lang,
+        config,
+        priors,
+    };
     let mut decoded: Vec<(Lattice, &'static Language)> = Vec::new();
     let mut rival: Option<(f32, Vec<f32>)> = None;
     for lang in finalists {
         let layers = rival.as_ref().map(|(_, layers)| layers.as_slice());
-        let Some(lattice) = lattice::search(cells, &start.position, lang, config, priors, layers)
-        else {
+        let Some(lattice) = lattice::search(inputs(lang), layers) else {
             continue;
         };
         let score = lattice.best_score();
@@ -335,11 +347,7 @@ fn decode_any_language<E: CellEvidence>(
     // Rescues are the slow part of a hard sheet: the finalists' rescues run side by side.
     let mut rescued: Vec<(lattice::Rescued, &'static Language)> = decoded
         .into_par_iter()
-        .map(|(lattice, lang)| {
-            let rescued =
-                lattice::rescued_once(lattice, cells, &start.position, lang, config, priors);
-            (rescued, lang)
-        })
+        .map(|(lattice, lang)| (lattice::rescued_once(lattice, inputs(lang)), lang))
         .collect();
     // The widest search only for the finalists still close to the best rescued reading: it
     // takes seconds on a hard sheet, and on the generated sets none further behind ever won
@@ -352,10 +360,7 @@ fn decode_any_language<E: CellEvidence>(
     rescued.retain(|(r, _)| r.lattice.best_score() >= rescued_best - within);
     let rescued: Vec<(Lattice, &'static Language)> = rescued
         .into_par_iter()
-        .map(|(rescued, lang)| {
-            let lattice = lattice::escalated(rescued, cells, &start.position, lang, config, priors);
-            (lattice, lang)
-        })
+        .map(|(rescued, lang)| (lattice::escalated(rescued, inputs(lang)), lang))
         .collect();
     // The first of the best (the leader after the first search on a tie).
     let (lattice, lang) = rescued
@@ -735,7 +740,14 @@ pub fn decode_along<E: CellEvidence>(
 ) -> Option<Game> {
     let (cells, adapted) = adapted_to(cells, config);
     let priors = PriorMemo::default();
-    let lattice = lattice::forced_search(cells, &start.position, lang, moves, &adapted, &priors)?;
+    let inputs = SearchInputs {
+        cells,
+        start: &start.position,
+        lang,
+        config: &adapted,
+        priors: &priors,
+    };
+    let lattice = lattice::forced_search(inputs, moves)?;
     let reads_all = lattice
         .finals
         .first()
@@ -1077,13 +1089,20 @@ mod tests {
         let german = Language::by_code("de").unwrap();
         let english = Language::by_code("en").unwrap();
         let priors = PriorMemo::default();
-        let read = lattice::search(&cells, &start, german, &config, &priors, None).unwrap();
+        let inputs = |lang| SearchInputs {
+            cells: &cells,
+            start: &start,
+            lang,
+            config: &config,
+            priors: &priors,
+        };
+        let read = lattice::search(inputs(german), None).unwrap();
         let layers = read.layer_bests(cells.len());
         assert!(layers.iter().all(|b| b.is_finite()), "{layers:?}");
         // English letters misread every knight and bishop: far behind German at once.
         let rival = Some(layers.as_slice());
-        assert!(lattice::search(&cells, &start, english, &config, &priors, rival).is_none());
-        assert!(lattice::search(&cells, &start, german, &config, &priors, rival).is_some());
+        assert!(lattice::search(inputs(english), rival).is_none());
+        assert!(lattice::search(inputs(german), rival).is_some());
     }
 
     #[test]

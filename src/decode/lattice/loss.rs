@@ -4,19 +4,15 @@
 
 use shakmaty::{Chess, Move};
 
-use super::{rescued, run_search, zobrist, Lattice, Node, PriorMemo, StepKind};
+use super::{rescued, run_search, zobrist, Lattice, Node, PriorMemo, SearchInputs, StepKind};
 use crate::decode::{CellEvidence, DecoderConfig};
 use crate::notation::Language;
 
 /// The search restricted to the known game `moves`, repairing at every node: the best ways
 /// the decoder's slips can align that game with the cells.
 pub(crate) fn forced_search<E: CellEvidence>(
-    cells: &[E],
-    start: &Chess,
-    lang: &Language,
+    inputs: SearchInputs<'_, E>,
     moves: &[Move],
-    config: &DecoderConfig,
-    priors: &PriorMemo,
 ) -> Option<Lattice> {
     // Every node repairs (not only the best few), wherever the game's move fits its cell
     // worse than `repair_below`: an infinite bar would also call every cell one that fits no
@@ -25,19 +21,9 @@ pub(crate) fn forced_search<E: CellEvidence>(
         beam_margin: 1e6,
         repair_from_best: usize::MAX,
         skip_lookback: 3,
-        ..config.clone()
+        ..inputs.config.clone()
     };
-    run_search(
-        cells,
-        start,
-        lang,
-        &thorough,
-        priors,
-        None,
-        Some(moves),
-        &[],
-        None,
-    )
+    run_search(inputs.with_config(&thorough), None, Some(moves), &[], None)
 }
 
 /// The best score the search can give the known game `moves` on these cells, aligned with
@@ -51,7 +37,15 @@ pub(crate) fn line_score<E: CellEvidence>(
     moves: &[Move],
     config: &DecoderConfig,
 ) -> Option<f32> {
-    let lattice = forced_search(cells, start, lang, moves, config, &PriorMemo::default())?;
+    let priors = PriorMemo::default();
+    let inputs = SearchInputs {
+        cells,
+        start,
+        lang,
+        config,
+        priors: &priors,
+    };
+    let lattice = forced_search(inputs, moves)?;
     let reads_all = lattice
         .finals
         .first()
@@ -85,9 +79,16 @@ pub(crate) fn search_loss<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Option<SearchLoss> {
     let priors = PriorMemo::default();
-    let first = run_search(cells, start, lang, config, &priors, None, None, &[], None)?;
-    let searched = rescued(first, cells, start, lang, config, &priors);
-    let forced = forced_search(cells, start, lang, moves, config, &priors)?;
+    let inputs = SearchInputs {
+        cells,
+        start,
+        lang,
+        config,
+        priors: &priors,
+    };
+    let first = run_search(inputs, None, None, &[], None)?;
+    let searched = rescued(first, inputs);
+    let forced = forced_search(inputs, moves)?;
     for cell in 1..=cells.len() {
         let layer: Vec<&Node> = searched
             .nodes

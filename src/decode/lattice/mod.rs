@@ -16,6 +16,37 @@ use super::evidence::CellEvidence;
 use super::DecoderConfig;
 use crate::notation::{legal_moves_with_facts, Check, Language, MoveFacts, Rivals};
 
+/// What one search reads and with what: the cells in ply order, the position before the
+/// first, the language of their piece letters, the settings and the memo of move priors. The
+/// first search, its rescue and its escalation read the same; an escalation changes only the
+/// settings ([`SearchInputs::with_config`]).
+pub(crate) struct SearchInputs<'a, E: CellEvidence> {
+    pub(crate) cells: &'a [E],
+    pub(crate) start: &'a Chess,
+    pub(crate) lang: &'a Language,
+    pub(crate) config: &'a DecoderConfig,
+    pub(crate) priors: &'a PriorMemo,
+}
+
+// By hand: derived, they would ask `E: Copy` of the cells behind the reference.
+impl<E: CellEvidence> Clone for SearchInputs<'_, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E: CellEvidence> Copy for SearchInputs<'_, E> {}
+
+impl<'a, E: CellEvidence> SearchInputs<'a, E> {
+    /// The same inputs searched with other settings.
+    pub(crate) fn with_config<'b>(self, config: &'b DecoderConfig) -> SearchInputs<'b, E>
+    where
+        'a: 'b,
+    {
+        SearchInputs { config, ..self }
+    }
+}
+
 mod keep;
 mod loss;
 mod priors;
@@ -629,35 +660,33 @@ struct Search<'a, E: CellEvidence> {
     line: Option<&'a [Move]>,
 }
 
-/// Runs the beam over `cells` from `start` in `lang`. With `rival`, the best score at each
+/// Runs the beam over the cells from the start in the language of `inputs`. With `rival`, the best score at each
 /// layer of another reading of the same cells, the search gives up (`None`) once its own best
 /// falls `config.language_abandon` nats behind: that reading explains the cells far better.
 pub(crate) fn search<E: CellEvidence>(
-    cells: &[E],
-    start: &Chess,
-    lang: &Language,
-    config: &DecoderConfig,
-    priors: &PriorMemo,
+    inputs: SearchInputs<'_, E>,
     rival: Option<&[f32]>,
 ) -> Option<Lattice> {
-    run_search(cells, start, lang, config, priors, rival, None, &[], None)
+    run_search(inputs, rival, None, &[], None)
 }
 
 /// The search itself. `widened[c]`: the layer after cell `c` is searched as
 /// [`rescue::search_around`] says; `scored`: what a search of the same cells in the same
 /// language and habits scored.
-#[allow(clippy::too_many_arguments)]
 fn run_search<E: CellEvidence>(
-    cells: &[E],
-    start: &Chess,
-    lang: &Language,
-    config: &DecoderConfig,
-    priors: &PriorMemo,
+    inputs: SearchInputs<'_, E>,
     rival: Option<&[f32]>,
     line: Option<&[Move]>,
     widened: &[bool],
     scored: Option<Caches>,
 ) -> Option<Lattice> {
+    let SearchInputs {
+        cells,
+        start,
+        lang,
+        config,
+        priors,
+    } = inputs;
     let own_priors;
     let priors = if priors.serves(config) {
         priors
@@ -1441,6 +1470,22 @@ mod tests {
     use crate::recognize::evidence::tests::read_as;
     use crate::recognize::{Charset, CtcCell};
 
+    fn inputs<'a, E: CellEvidence>(
+        cells: &'a [E],
+        start: &'a Chess,
+        lang: &'a Language,
+        config: &'a DecoderConfig,
+        priors: &'a PriorMemo,
+    ) -> SearchInputs<'a, E> {
+        SearchInputs {
+            cells,
+            start,
+            lang,
+            config,
+            priors,
+        }
+    }
+
     fn cells_read_as(texts: &[&str]) -> Vec<CtcCell> {
         let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
         let charset = Arc::new(Charset::new(&chars).unwrap());
@@ -1522,7 +1567,7 @@ mod tests {
             texts.iter().map(|t| TypedCell::new(t)).collect()
         };
         let path_of = |cells: &[TypedCell]| {
-            let lattice = search(cells, &start, lang, &config, &priors, None).unwrap();
+            let lattice = search(inputs(cells, &start, lang, &config, &priors), None).unwrap();
             let kinds: Vec<StepKind> = lattice
                 .best_path()
                 .iter()
@@ -1539,8 +1584,8 @@ mod tests {
             ..config.clone()
         };
         assert!(!lattice.slip_beside_misfit(&near, &off));
-        assert!(rescue(&mut lattice, &near, &start, lang, &off, &priors).is_none());
-        assert!(rescue(&mut lattice, &near, &start, lang, &config, &priors).is_some());
+        assert!(rescue(&mut lattice, inputs(&near, &start, lang, &off, &priors)).is_none());
+        assert!(rescue(&mut lattice, inputs(&near, &start, lang, &config, &priors)).is_some());
         let far = ruy(16);
         let (lattice, kinds) = path_of(&far);
         assert_eq!(lattice.best_path_shifts(), 1, "{kinds:?}");
@@ -1581,12 +1626,12 @@ mod tests {
             .collect();
         let priors = PriorMemo::default();
         let start = Chess::default();
-        let first = search(&cells, &start, lang, config, &priors, None).unwrap();
-        let rescued = rescued_once(first, &cells, &start, lang, config, &priors);
+        let first = search(inputs(&cells, &start, lang, config, &priors), None).unwrap();
+        let rescued = rescued_once(first, inputs(&cells, &start, lang, config, &priors));
         let rescued_found_likelier = rescued.found_likelier;
         let rescued_shifts = rescued.lattice.best_path_shifts();
         let rescued_score = rescued.lattice.best_score();
-        let lattice = escalated(rescued, &cells, &start, lang, config, &priors);
+        let lattice = escalated(rescued, inputs(&cells, &start, lang, config, &priors));
         RuyLopezEscalation {
             rescued_found_likelier,
             rescued_shifts,
@@ -1657,7 +1702,7 @@ mod tests {
         let cells: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
         let priors = PriorMemo::default();
         let start = Chess::default();
-        let mut lattice = search(&cells, &start, lang, &config, &priors, None).unwrap();
+        let mut lattice = search(inputs(&cells, &start, lang, &config, &priors), None).unwrap();
         let fits = lattice.best_path_fits(cells.len());
         // Each wrong square costs 5 nats; castling written with letters, one of two equal
         // ways, costs ln 2 and strains nothing.
@@ -1687,8 +1732,8 @@ mod tests {
             ..config.clone()
         };
         assert!(lattice.strained_cells(&cells, &off).is_empty());
-        assert!(rescue(&mut lattice, &cells, &start, lang, &off, &priors).is_none());
-        let rescued = rescue(&mut lattice, &cells, &start, lang, &config, &priors).unwrap();
+        assert!(rescue(&mut lattice, inputs(&cells, &start, lang, &off, &priors)).is_none());
+        let rescued = rescue(&mut lattice, inputs(&cells, &start, lang, &config, &priors)).unwrap();
         assert!(rescued.nodes.len() > lattice.nodes.len());
     }
 
@@ -1719,7 +1764,7 @@ mod tests {
         let (cells, fresh_cells) = (cells_read_as(&texts), cells_read_as(&texts));
         let start = Chess::default();
         let priors = PriorMemo::default();
-        let mut first = search(&cells, &start, lang, &config, &priors, None).unwrap();
+        let mut first = search(inputs(&cells, &start, lang, &config, &priors), None).unwrap();
         let mut scored = std::mem::take(&mut first.scored);
         assert!(scored.scores.iter().all(|cell| !cell.is_empty()));
         let wide = DecoderConfig {
@@ -1727,16 +1772,16 @@ mod tests {
             ..config.clone()
         };
         let troubled = [4, 9];
-        let again =
-            search_around(&troubled, &cells, &start, lang, &wide, &priors, &mut scored).unwrap();
+        let again = search_around(
+            &troubled,
+            inputs(&cells, &start, lang, &wide, &priors),
+            &mut scored,
+        )
+        .unwrap();
         let mut fresh = Caches::default();
         let afresh = search_around(
             &troubled,
-            &fresh_cells,
-            &start,
-            lang,
-            &wide,
-            &PriorMemo::default(),
+            inputs(&fresh_cells, &start, lang, &wide, &PriorMemo::default()),
             &mut fresh,
         )
         .unwrap();
@@ -1756,14 +1801,10 @@ mod tests {
         let shared = PriorMemo::default();
         let english = Language::by_code("en").unwrap();
         let german = Language::by_code("de").unwrap();
-        search(&cells, &start, english, &config, &shared, None).unwrap();
-        let recalled = search(&cells, &start, german, &config, &shared, None).unwrap();
+        search(inputs(&cells, &start, english, &config, &shared), None).unwrap();
+        let recalled = search(inputs(&cells, &start, german, &config, &shared), None).unwrap();
         let afresh = search(
-            &fresh_cells,
-            &start,
-            german,
-            &config,
-            &PriorMemo::default(),
+            inputs(&fresh_cells, &start, german, &config, &PriorMemo::default()),
             None,
         )
         .unwrap();

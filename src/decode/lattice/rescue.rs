@@ -3,24 +3,18 @@
 //! those stretches again, wider and with more slips tried, and an **escalation** wider still
 //! where the rescue found a likelier game that still struggles. Each keeps the likelier game.
 
-use shakmaty::Chess;
-
 use super::scorer::Caches;
-use super::{run_search, Edge, Lattice, StepKind};
-use crate::decode::{CellEvidence, DecoderConfig, PriorMemo};
-use crate::notation::Language;
+use super::{run_search, Edge, Lattice, SearchInputs, StepKind};
+use crate::decode::{CellEvidence, DecoderConfig};
 
 /// Searches again where a first search's best path struggled (`first`'s
 /// [`Lattice::troubled_cells`]), as [`search_around`] does; `None` when too little struggled
 /// for a second search to pay.
 pub(super) fn rescue<E: CellEvidence>(
     first: &mut Lattice,
-    cells: &[E],
-    start: &Chess,
-    lang: &Language,
-    config: &DecoderConfig,
-    priors: &PriorMemo,
+    inputs: SearchInputs<'_, E>,
 ) -> Option<Lattice> {
+    let (cells, config) = (inputs.cells, inputs.config);
     let mut troubled = first.troubled_cells(cells, config);
     let strained = first.strained_cells(cells, config);
     // A slip or two is what players make; the first search explains those as well as a
@@ -39,15 +33,7 @@ pub(super) fn rescue<E: CellEvidence>(
     troubled.extend(strained);
     troubled.sort_unstable();
     troubled.dedup();
-    search_around(
-        &troubled,
-        cells,
-        start,
-        lang,
-        config,
-        priors,
-        &mut first.scored,
-    )
+    search_around(&troubled, inputs, &mut first.scored)
 }
 
 /// The search again with the layers of each `troubled` cell, the `config.rescue_back` cells
@@ -58,13 +44,10 @@ pub(super) fn rescue<E: CellEvidence>(
 /// when the search runs. `None` when `troubled` is empty or the width is 0.
 pub(super) fn search_around<E: CellEvidence>(
     troubled: &[usize],
-    cells: &[E],
-    start: &Chess,
-    lang: &Language,
-    config: &DecoderConfig,
-    priors: &PriorMemo,
+    inputs: SearchInputs<'_, E>,
     scored: &mut Caches,
 ) -> Option<Lattice> {
+    let (cells, config) = (inputs.cells, inputs.config);
     if troubled.is_empty() || config.rescue_beam_width == 0 {
         return None;
     }
@@ -75,17 +58,7 @@ pub(super) fn search_around<E: CellEvidence>(
         widened[from..to].iter_mut().for_each(|w| *w = true);
     }
     bridge_short_gaps(&mut widened, config.rescue_bridge);
-    run_search(
-        cells,
-        start,
-        lang,
-        config,
-        priors,
-        None,
-        None,
-        &widened,
-        Some(std::mem::take(scored)),
-    )
+    run_search(inputs, None, None, &widened, Some(std::mem::take(scored)))
 }
 
 /// Marks the runs of at most `longest` unmarked cells between two marked ones. A true game
@@ -132,16 +105,8 @@ fn strained_stretches(fits: &[f32], window: usize, nats: f32) -> Vec<usize> {
 /// `first`, or the lattice of a second search around the cells where its best path struggled
 /// ([`rescue`]) when that finds a likelier game, then [`escalated`]: the lattice the decoder
 /// reads its game from.
-pub(crate) fn rescued<E: CellEvidence>(
-    first: Lattice,
-    cells: &[E],
-    start: &Chess,
-    lang: &Language,
-    config: &DecoderConfig,
-    priors: &PriorMemo,
-) -> Lattice {
-    let rescued = rescued_once(first, cells, start, lang, config, priors);
-    escalated(rescued, cells, start, lang, config, priors)
+pub(crate) fn rescued<E: CellEvidence>(first: Lattice, inputs: SearchInputs<'_, E>) -> Lattice {
+    escalated(rescued_once(first, inputs), inputs)
 }
 
 /// What a rescue ([`rescued_once`]) leaves: the likelier of the first search's lattice and
@@ -155,14 +120,10 @@ pub(crate) struct Rescued {
 /// ([`rescue`]) when that finds a likelier game.
 pub(crate) fn rescued_once<E: CellEvidence>(
     first: Lattice,
-    cells: &[E],
-    start: &Chess,
-    lang: &Language,
-    config: &DecoderConfig,
-    priors: &PriorMemo,
+    inputs: SearchInputs<'_, E>,
 ) -> Rescued {
     let mut first = first;
-    let second = rescue(&mut first, cells, start, lang, config, priors);
+    let second = rescue(&mut first, inputs);
     let first_best = first.best_score();
     let lattice = likelier(first, second);
     Rescued {
@@ -195,14 +156,8 @@ fn likelier(best: Lattice, again: Option<Lattice>) -> Lattice {
 /// skips moves to line up with the cells, as a wrong world the rescue kept too does.
 /// The third search runs `rescue_escalation_first_width` wide first, when that is set, and
 /// `rescue_escalation_width` wide only when the first found a likelier game.
-pub(crate) fn escalated<E: CellEvidence>(
-    rescued: Rescued,
-    cells: &[E],
-    start: &Chess,
-    lang: &Language,
-    config: &DecoderConfig,
-    priors: &PriorMemo,
-) -> Lattice {
+pub(crate) fn escalated<E: CellEvidence>(rescued: Rescued, inputs: SearchInputs<'_, E>) -> Lattice {
+    let (cells, config) = (inputs.cells, inputs.config);
     let Rescued {
         lattice: best,
         found_likelier,
@@ -239,15 +194,7 @@ pub(crate) fn escalated<E: CellEvidence>(
             ..config.clone()
         };
         let before = best.best_score();
-        let again = search_around(
-            &troubled,
-            cells,
-            start,
-            lang,
-            &wider,
-            priors,
-            &mut best.scored,
-        );
+        let again = search_around(&troubled, inputs.with_config(&wider), &mut best.scored);
         best = likelier(best, again);
         if best.best_score() <= before {
             break;
