@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use scoresheet::decode::{
-    decode, decode_both_sheets, CellEvidence, Channel, DecoderConfig, Game, LanguageChoice,
-    MovePrior, PriorMemo, TypedCell,
+    decode, decode_both_sheets, Calibration, CellEvidence, Channel, DecoderConfig, Game,
+    LanguageChoice, MovePrior, PriorMemo, TypedCell,
 };
 use scoresheet::games::{read_hcs_tags, read_pgn_file, shared_data_dir, HcsGame, PgnGame};
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, LANGUAGES};
@@ -553,8 +553,8 @@ struct Tally {
     /// Plies that match the truth in a longest common subsequence: what ply-by-ply accuracy
     /// would be without offsets.
     aligned_correct: usize,
-    /// (confidence, correct) of every decoded move.
-    confidences: Vec<(f32, bool)>,
+    /// Every decoded move's confidence and whether it was right.
+    calibration: Calibration,
     language_right: usize,
 }
 
@@ -573,7 +573,7 @@ impl Tally {
         self.unflagged_correct += o.unflagged_correct;
         self.millis.extend(&o.millis);
         self.millis_per_80_plies.extend(&o.millis_per_80_plies);
-        self.confidences.extend(&o.confidences);
+        self.calibration.merge(&o.calibration);
         self.language_right += o.language_right;
     }
 }
@@ -624,7 +624,7 @@ fn score_game(game: &Game, truth: &[Move], tally: &mut Tally) {
         all &= right;
         tally.correct += right as usize;
         if let Some(m) = decoded {
-            tally.confidences.push((m.confidence, right));
+            tally.calibration.add(m.confidence, right);
             if m.flagged {
                 tally.flagged += 1;
             } else {
@@ -804,30 +804,7 @@ fn main() {
             total.add(t);
         }
         println!("{}", table_row("ALL", &total));
-        println!("calibration (confidence bin: moves, share right):");
-        for (lo, hi) in [
-            (0.0, 0.5),
-            (0.5, 0.7),
-            (0.7, 0.9),
-            (0.9, 0.99),
-            (0.99, 0.999),
-            (0.999, 1.01),
-        ] {
-            let bin: Vec<&(f32, bool)> = total
-                .confidences
-                .iter()
-                .filter(|(c, _)| *c >= lo && *c < hi)
-                .collect();
-            let right = bin.iter().filter(|(_, r)| *r).count();
-            let mean = bin.iter().map(|(c, _)| *c as f64).sum::<f64>() / bin.len().max(1) as f64;
-            println!(
-                "  [{lo:.3}, {:.3}): {:>6} moves, mean confidence {:.3}, right {:.3}",
-                hi.min(1.0),
-                bin.len(),
-                mean,
-                right as f64 / bin.len().max(1) as f64
-            );
-        }
+        println!("{}", total.calibration);
         overall_by_level.push((noise.name, total));
     }
     println!(

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use image::GrayImage;
-use scoresheet::decode::{decode_along, search_loss, CellEvidence, DecodedMove};
+use scoresheet::decode::{decode_along, search_loss, Calibration, CellEvidence, DecodedMove};
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
@@ -471,6 +471,7 @@ fn decode_real(
     let (mut decoded_cells, mut decoded_first) = (0usize, 0usize);
     let mut seconds = Vec::new();
     let mut sorted_errors = ErrorSort::default();
+    let mut calibration = Calibration::default();
     for game in games {
         let name = game
             .file_name()
@@ -509,6 +510,9 @@ fn decode_real(
             let is_right = decoded
                 .is_some_and(|m| m.uci == played.to_uci(position.castles().mode()).to_string());
             let is_flagged = decoded.is_none_or(|m| m.flagged);
+            if let Some(m) = decoded {
+                calibration.add(m.confidence, is_right);
+            }
             game_right += usize::from(is_right);
             game_flagged += usize::from(is_flagged);
             flagged_right += usize::from(is_flagged && is_right);
@@ -537,6 +541,7 @@ fn decode_real(
         seconds.get(seconds.len() / 2).copied().unwrap_or(0.0),
         seconds.iter().sum::<f64>() / seconds.len().max(1) as f64
     );
+    println!("  {}", calibration.to_string().replace('\n', "\n  "));
     println!(
         "  cells as the report reads them (likeliest text in the letters of the language decoded):"
     );
@@ -714,6 +719,8 @@ fn generated_sheets(
     // Cells the page stage found on the sheets read alone, and crops the reader read.
     let (mut cells_found, mut crops_read) = (0usize, 0usize);
     let mut sorted_errors = ErrorSort::default();
+    // The confidences of the moves of the sheets read alone.
+    let mut calibration = Calibration::default();
     for path in &truths {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let truth: serde_json::Value =
@@ -783,6 +790,11 @@ fn generated_sheets(
         };
         let tally = score(&read);
         let right = tally.right;
+        if let Ok(read) = &read {
+            for (uci, decoded) in played.iter().zip(&read.game.moves) {
+                calibration.add(decoded.confidence, *uci == decoded.uci);
+            }
+        }
         if per_sheet {
             let (seconds, name) = timed.last().map_or((0.0, ""), |(s, n)| (*s, n.as_str()));
             let notation = read
@@ -873,6 +885,9 @@ fn generated_sheets(
     }
     if show_errors {
         println!("  {}", sorted_errors.line());
+    }
+    if !calibration.is_empty() {
+        println!("  {}", calibration.to_string().replace('\n', "\n  "));
     }
     if timed.is_empty() {
         return Ok(());

@@ -7,6 +7,7 @@
 //! lattice turns the scores into each move's posterior, its confidence.
 
 mod book;
+mod calibration;
 mod channel;
 mod config;
 mod copies;
@@ -22,6 +23,7 @@ use rustc_hash::FxHashMap as HashMap;
 use shakmaty::{san::SanPlus, uci::UciMove, Chess, Outcome, Position};
 
 pub use book::{Opening, OpeningBook};
+pub use calibration::{Calibration, CalibrationBin, CALIBRATION_BINS};
 pub use channel::{Channel, ChannelCosts};
 pub use config::{DecoderConfig, SlipCosts};
 pub use copies::{
