@@ -194,13 +194,7 @@ pub fn decode_remembering<E: CellEvidence>(
         LanguageChoice::Fixed(lang) => lang,
         LanguageChoice::Auto => return decode_any_language(cells, start, config, priors),
     };
-    let inputs = SearchInputs {
-        cells,
-        start: &start.position,
-        lang,
-        config,
-        priors,
-    };
+    let inputs = SearchInputs::new(cells, &start.position, lang, config, priors);
     let lattice = lattice::search(inputs, None).expect("a search without a rival runs to the end");
     let lattice = lattice::rescued(lattice, inputs);
     game_from_lattice(&lattice, cells, start, lang, config)
@@ -314,13 +308,7 @@ fn decode_any_language<E: CellEvidence>(
     priors: &PriorMemo,
 ) -> Game {
     let finalists = finalist_languages(cells, config);
-    let inputs = |lang| SearchInputs {
-        cells,
-        start: &start.position,
-        lang,
-        config,
-        priors,
-    };
+    let inputs = |lang| SearchInputs::new(cells, &start.position, lang, config, priors);
     let mut decoded: Vec<(Lattice, &'static Language)> = Vec::new();
     let mut rival: Option<(f32, Vec<f32>)> = None;
     for lang in finalists {
@@ -742,13 +730,7 @@ pub fn decode_along<E: CellEvidence>(
 ) -> Option<Game> {
     let (cells, adapted) = adapted_to(cells, config);
     let priors = PriorMemo::default();
-    let inputs = SearchInputs {
-        cells,
-        start: &start.position,
-        lang,
-        config: &adapted,
-        priors: &priors,
-    };
+    let inputs = SearchInputs::new(cells, &start.position, lang, &adapted, &priors);
     let lattice = lattice::forced_search(inputs, moves)?;
     let reads_all = lattice
         .finals
@@ -1091,13 +1073,7 @@ mod tests {
         let german = Language::by_code("de").unwrap();
         let english = Language::by_code("en").unwrap();
         let priors = PriorMemo::default();
-        let inputs = |lang| SearchInputs {
-            cells: &cells,
-            start: &start,
-            lang,
-            config: &config,
-            priors: &priors,
-        };
+        let inputs = |lang| SearchInputs::new(&cells, &start, lang, &config, &priors);
         let read = lattice::search(inputs(german), None).unwrap();
         let layers = read.layer_bests(cells.len());
         assert!(layers.iter().all(|b| b.is_finite()), "{layers:?}");

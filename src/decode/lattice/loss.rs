@@ -38,13 +38,7 @@ pub(crate) fn line_score<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Option<f32> {
     let priors = PriorMemo::default();
-    let inputs = SearchInputs {
-        cells,
-        start,
-        lang,
-        config,
-        priors: &priors,
-    };
+    let inputs = SearchInputs::new(cells, start, lang, config, &priors);
     let lattice = forced_search(inputs, moves)?;
     let reads_all = lattice
         .finals
@@ -79,13 +73,7 @@ pub(crate) fn search_loss<E: CellEvidence>(
     config: &DecoderConfig,
 ) -> Option<SearchLoss> {
     let priors = PriorMemo::default();
-    let inputs = SearchInputs {
-        cells,
-        start,
-        lang,
-        config,
-        priors: &priors,
-    };
+    let inputs = SearchInputs::new(cells, start, lang, config, &priors);
     let first = run_search(inputs, None, None, &[], None)?;
     let searched = rescued(first, inputs);
     let forced = forced_search(inputs, moves)?;

@@ -38,6 +38,22 @@ impl<E: CellEvidence> Clone for SearchInputs<'_, E> {
 impl<E: CellEvidence> Copy for SearchInputs<'_, E> {}
 
 impl<'a, E: CellEvidence> SearchInputs<'a, E> {
+    pub(crate) fn new(
+        cells: &'a [E],
+        start: &'a Chess,
+        lang: &'a Language,
+        config: &'a DecoderConfig,
+        priors: &'a PriorMemo,
+    ) -> SearchInputs<'a, E> {
+        SearchInputs {
+            cells,
+            start,
+            lang,
+            config,
+            priors,
+        }
+    }
+
     /// The same inputs searched with other settings.
     pub(crate) fn with_config<'b>(self, config: &'b DecoderConfig) -> SearchInputs<'b, E>
     where
@@ -1470,22 +1486,6 @@ mod tests {
     use crate::recognize::evidence::tests::read_as;
     use crate::recognize::{Charset, CtcCell};
 
-    fn inputs<'a, E: CellEvidence>(
-        cells: &'a [E],
-        start: &'a Chess,
-        lang: &'a Language,
-        config: &'a DecoderConfig,
-        priors: &'a PriorMemo,
-    ) -> SearchInputs<'a, E> {
-        SearchInputs {
-            cells,
-            start,
-            lang,
-            config,
-            priors,
-        }
-    }
-
     fn cells_read_as(texts: &[&str]) -> Vec<CtcCell> {
         let chars: Vec<char> = "abcdefgh12345678KQRBNxO-+#=".chars().collect();
         let charset = Arc::new(Charset::new(&chars).unwrap());
@@ -1567,7 +1567,11 @@ mod tests {
             texts.iter().map(|t| TypedCell::new(t)).collect()
         };
         let path_of = |cells: &[TypedCell]| {
-            let lattice = search(inputs(cells, &start, lang, &config, &priors), None).unwrap();
+            let lattice = search(
+                SearchInputs::new(cells, &start, lang, &config, &priors),
+                None,
+            )
+            .unwrap();
             let kinds: Vec<StepKind> = lattice
                 .best_path()
                 .iter()
@@ -1584,8 +1588,16 @@ mod tests {
             ..config.clone()
         };
         assert!(!lattice.slip_beside_misfit(&near, &off));
-        assert!(rescue(&mut lattice, inputs(&near, &start, lang, &off, &priors)).is_none());
-        assert!(rescue(&mut lattice, inputs(&near, &start, lang, &config, &priors)).is_some());
+        assert!(rescue(
+            &mut lattice,
+            SearchInputs::new(&near, &start, lang, &off, &priors)
+        )
+        .is_none());
+        assert!(rescue(
+            &mut lattice,
+            SearchInputs::new(&near, &start, lang, &config, &priors)
+        )
+        .is_some());
         let far = ruy(16);
         let (lattice, kinds) = path_of(&far);
         assert_eq!(lattice.best_path_shifts(), 1, "{kinds:?}");
@@ -1626,12 +1638,22 @@ mod tests {
             .collect();
         let priors = PriorMemo::default();
         let start = Chess::default();
-        let first = search(inputs(&cells, &start, lang, config, &priors), None).unwrap();
-        let rescued = rescued_once(first, inputs(&cells, &start, lang, config, &priors));
+        let first = search(
+            SearchInputs::new(&cells, &start, lang, config, &priors),
+            None,
+        )
+        .unwrap();
+        let rescued = rescued_once(
+            first,
+            SearchInputs::new(&cells, &start, lang, config, &priors),
+        );
         let rescued_found_likelier = rescued.found_likelier;
         let rescued_shifts = rescued.lattice.best_path_shifts();
         let rescued_score = rescued.lattice.best_score();
-        let lattice = escalated(rescued, inputs(&cells, &start, lang, config, &priors));
+        let lattice = escalated(
+            rescued,
+            SearchInputs::new(&cells, &start, lang, config, &priors),
+        );
         RuyLopezEscalation {
             rescued_found_likelier,
             rescued_shifts,
@@ -1702,7 +1724,11 @@ mod tests {
         let cells: Vec<TypedCell> = texts.iter().map(|t| TypedCell::new(t)).collect();
         let priors = PriorMemo::default();
         let start = Chess::default();
-        let mut lattice = search(inputs(&cells, &start, lang, &config, &priors), None).unwrap();
+        let mut lattice = search(
+            SearchInputs::new(&cells, &start, lang, &config, &priors),
+            None,
+        )
+        .unwrap();
         let fits = lattice.best_path_fits(cells.len());
         // Each wrong square costs 5 nats; castling written with letters, one of two equal
         // ways, costs ln 2 and strains nothing.
@@ -1732,8 +1758,16 @@ mod tests {
             ..config.clone()
         };
         assert!(lattice.strained_cells(&cells, &off).is_empty());
-        assert!(rescue(&mut lattice, inputs(&cells, &start, lang, &off, &priors)).is_none());
-        let rescued = rescue(&mut lattice, inputs(&cells, &start, lang, &config, &priors)).unwrap();
+        assert!(rescue(
+            &mut lattice,
+            SearchInputs::new(&cells, &start, lang, &off, &priors)
+        )
+        .is_none());
+        let rescued = rescue(
+            &mut lattice,
+            SearchInputs::new(&cells, &start, lang, &config, &priors),
+        )
+        .unwrap();
         assert!(rescued.nodes.len() > lattice.nodes.len());
     }
 
@@ -1764,7 +1798,11 @@ mod tests {
         let (cells, fresh_cells) = (cells_read_as(&texts), cells_read_as(&texts));
         let start = Chess::default();
         let priors = PriorMemo::default();
-        let mut first = search(inputs(&cells, &start, lang, &config, &priors), None).unwrap();
+        let mut first = search(
+            SearchInputs::new(&cells, &start, lang, &config, &priors),
+            None,
+        )
+        .unwrap();
         let mut scored = std::mem::take(&mut first.scored);
         assert!(scored.scores.iter().all(|cell| !cell.is_empty()));
         let wide = DecoderConfig {
@@ -1774,14 +1812,14 @@ mod tests {
         let troubled = [4, 9];
         let again = search_around(
             &troubled,
-            inputs(&cells, &start, lang, &wide, &priors),
+            SearchInputs::new(&cells, &start, lang, &wide, &priors),
             &mut scored,
         )
         .unwrap();
         let mut fresh = Caches::default();
         let afresh = search_around(
             &troubled,
-            inputs(&fresh_cells, &start, lang, &wide, &PriorMemo::default()),
+            SearchInputs::new(&fresh_cells, &start, lang, &wide, &PriorMemo::default()),
             &mut fresh,
         )
         .unwrap();
@@ -1801,10 +1839,18 @@ mod tests {
         let shared = PriorMemo::default();
         let english = Language::by_code("en").unwrap();
         let german = Language::by_code("de").unwrap();
-        search(inputs(&cells, &start, english, &config, &shared), None).unwrap();
-        let recalled = search(inputs(&cells, &start, german, &config, &shared), None).unwrap();
+        search(
+            SearchInputs::new(&cells, &start, english, &config, &shared),
+            None,
+        )
+        .unwrap();
+        let recalled = search(
+            SearchInputs::new(&cells, &start, german, &config, &shared),
+            None,
+        )
+        .unwrap();
         let afresh = search(
-            inputs(&fresh_cells, &start, german, &config, &PriorMemo::default()),
+            SearchInputs::new(&fresh_cells, &start, german, &config, &PriorMemo::default()),
             None,
         )
         .unwrap();
