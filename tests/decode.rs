@@ -2,8 +2,8 @@
 //! hand-made slips.
 
 use scoresheet::decode::{
-    decode, line_score, mark_doubtful_stretches, DecoderConfig, EndState, Game, LanguageChoice,
-    StepKind, Transcript, TypedCell,
+    decode, line_score, DecoderConfig, EndState, Game, LanguageChoice, StepKind, Transcript,
+    TypedCell,
 };
 use scoresheet::games::{read_hcs_tags, read_pgn_file, shared_data_dir, HcsGame, PgnGame};
 use scoresheet::notation::{Language, LANGUAGES};
@@ -408,51 +408,6 @@ fn a_move_the_sheet_does_not_tell_from_another_is_flagged_unless_the_game_does()
         &off,
     );
     assert!(game.moves.iter().all(|m| m.written_alike.is_none()));
-}
-
-#[test]
-fn a_move_among_many_flagged_ones_is_flagged_too() {
-    let ruy_lopez = [
-        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
-        "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7",
-    ];
-    let config = DecoderConfig::default();
-    let read = decode(
-        &cells(&ruy_lopez),
-        &StartPosition::standard(),
-        english(),
-        &config,
-    );
-    assert!(read
-        .moves
-        .iter()
-        .all(|m| !m.flagged && !m.in_doubtful_stretch));
-    // Five flagged moves: those with all five within 8 plies are flagged, the rest not.
-    let mut game = read.clone();
-    for index in [3, 4, 5, 7, 9] {
-        game.moves[index].flagged = true;
-    }
-    mark_doubtful_stretches(&mut game, &config);
-    let marked: Vec<usize> = (0..game.moves.len())
-        .filter(|&i| game.moves[i].in_doubtful_stretch)
-        .collect();
-    assert_eq!(marked, [1, 2, 6, 8, 10, 11]);
-    assert!(marked.iter().all(|&i| game.moves[i].flagged));
-    assert!(!game.moves[0].flagged && !game.moves[12].flagged);
-    assert_eq!(
-        to_json(&game, &PgnTags::default())["moves"][6]["doubtful_stretch"],
-        true
-    );
-    assert!(to_pgn(&game, &PgnTags::default()).contains("most moves around it are in doubt"));
-    // Off, nothing is marked.
-    let mut off = config.clone();
-    off.set("flag_stretch_flagged", 0.0).unwrap();
-    let mut game = read;
-    for index in [3, 4, 5, 7, 9] {
-        game.moves[index].flagged = true;
-    }
-    mark_doubtful_stretches(&mut game, &off);
-    assert!(game.moves.iter().all(|m| !m.in_doubtful_stretch));
 }
 
 #[test]
