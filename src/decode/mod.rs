@@ -739,23 +739,31 @@ pub fn decode_along<E: CellEvidence>(
     reads_all.then(|| game_from_lattice(&lattice, cells, start, lang, &adapted))
 }
 
-/// Each move of `game` with the position it was played from; `None` where the moves do not
-/// replay from the game's start.
-fn positions_before_moves(game: &Game) -> Option<Vec<(Chess, shakmaty::Move)>> {
+/// The moves of `game` that a review step looks at: those `cell_of` gives a cell, by index,
+/// each with the position it was played from, the move and that cell; `None` where the moves
+/// do not replay from the game's start.
+#[allow(clippy::type_complexity)]
+fn moves_reviewed(
+    game: &Game,
+    cell_of: impl Fn(&DecodedMove) -> Option<usize>,
+) -> Option<(Vec<usize>, Vec<(Chess, shakmaty::Move, usize)>)> {
     let played = game.played_moves();
     if played.len() != game.moves.len() {
         return None;
     }
     let mut pos: Chess = game.start.position.clone();
-    let moves = played
-        .into_iter()
-        .map(|m| {
+    let reviewed = game
+        .moves
+        .iter()
+        .zip(played)
+        .enumerate()
+        .filter_map(|(index, (decoded, m))| {
             let before = pos.clone();
             pos.play_unchecked(m);
-            (before, m)
+            Some((index, (before, m, cell_of(decoded)?)))
         })
-        .collect();
-    Some(moves)
+        .unzip();
+    Some(reviewed)
 }
 
 /// Flags the moves of `game` (decoded from `cells` with `config`) read from both players'
@@ -765,21 +773,14 @@ fn positions_before_moves(game: &Game) -> Option<Vec<(Chess, shakmaty::Move)>> {
 /// ([`crate::read`]) weighs only the decoder's own doubts.
 pub fn mark_sheets_differ<E: CellEvidence>(game: &mut Game, cells: &[E], config: &DecoderConfig) {
     let (cells, adapted) = adapted_to(cells, config);
-    let Some(moves) = positions_before_moves(game) else {
+    let fused_cell = |decoded: &DecodedMove| {
+        decoded
+            .cell
+            .filter(|&c| cells.get(c).is_some_and(|e| e.copies().is_some()))
+    };
+    let Some((fused_moves, fused)) = moves_reviewed(game, fused_cell) else {
         return;
     };
-    let (fused_moves, fused): (Vec<usize>, Vec<_>) = game
-        .moves
-        .iter()
-        .zip(moves)
-        .enumerate()
-        .filter_map(|(index, (decoded, (before, m)))| {
-            let cell = decoded
-                .cell
-                .filter(|&c| cells.get(c).is_some_and(|e| e.copies().is_some()))?;
-            Some((index, (before, m, cell)))
-        })
-        .unzip();
     let found = lattice::sheets_reading_otherwise(cells, game.language, &adapted, &fused);
     for ((index, (before, _, _)), differs) in fused_moves.into_iter().zip(&fused).zip(found) {
         if let Some((sheet, m)) = differs {
@@ -804,20 +805,12 @@ pub fn mark_written_alike<E: CellEvidence>(game: &mut Game, cells: &[E], config:
         return;
     }
     let (cells, adapted) = adapted_to(cells, config);
-    let Some(moves) = positions_before_moves(game) else {
+    let written_cell =
+        |decoded: &DecodedMove| decoded.cell.filter(|_| decoded.kind == StepKind::Written);
+    let Some((written_moves, written)) = moves_reviewed(game, written_cell) else {
         return;
     };
-    let played: Vec<shakmaty::Move> = moves.iter().map(|&(_, m)| m).collect();
-    let (written_moves, written): (Vec<usize>, Vec<_>) = game
-        .moves
-        .iter()
-        .zip(moves)
-        .enumerate()
-        .filter_map(|(index, (decoded, (before, m)))| {
-            let cell = decoded.cell.filter(|_| decoded.kind == StepKind::Written)?;
-            Some((index, (before, m, cell)))
-        })
-        .unzip();
+    let played = game.played_moves();
     let found = lattice::rivals_written_alike(cells, game.language, &adapted, &written);
     for ((index, (before, _, _)), rival) in written_moves.into_iter().zip(&written).zip(found) {
         // Where the rest of the game cannot be played after the rival (the other rook moves
