@@ -674,6 +674,8 @@ struct Search<'a, E: CellEvidence> {
     /// When set, the only move allowed at ply `i` is `line[i]`: the search then finds the best
     /// way the decoder's slips can align a known game with the cells.
     line: Option<&'a [Move]>,
+    /// `widened[c]`: the layer after cell `c` is searched as a rescue searches.
+    widened: &'a [bool],
 }
 
 /// Runs the beam over the cells from the start in the language of `inputs`. With `rival`, the best score at each
@@ -689,6 +691,12 @@ pub(crate) fn search<E: CellEvidence>(
 /// The search itself. `widened[c]`: the layer after cell `c` is searched as
 /// [`rescue::search_around`] says; `scored`: what a search of the same cells in the same
 /// language and habits scored.
+///
+/// Layer by layer: admit the candidates that reached the layer ([`Search::layer_bounds`]
+/// says how many), extend its nodes by the moves that fit the next cell
+/// ([`Search::extend_layer`]), then try slips where the nodes fit it poorly
+/// ([`Search::slip_work`], [`Search::work_slips`]) and, where a slip says a move was left out
+/// a cell or two earlier, from the nodes' ancestors ([`Search::skip_from_ancestors`]).
 fn run_search<E: CellEvidence>(
     inputs: SearchInputs<'_, E>,
     rival: Option<&[f32]>,
@@ -711,20 +719,13 @@ fn run_search<E: CellEvidence>(
         &own_priors
     };
     let n = cells.len();
-    let is_widened = |cell: usize| widened.get(cell).copied().unwrap_or(false);
-    let margins = (0..=n)
-        .map(|layer| {
-            if layer > 0 && is_widened(layer - 1) {
-                config.rescue_margin.max(config.beam_margin)
-            } else {
-                config.beam_margin
-            }
-        })
-        .collect();
     let mut scorer = Scorer::new(cells, lang, config);
     if let Some(scored) = scored.filter(|s| s.scores.len() == cells.len()) {
         scorer.caches = scored;
     }
+    let margins = (0..=n)
+        .map(|layer| layer_margin(config, widened, layer))
+        .collect();
     let mut search = Search {
         scorer,
         pending: Pending::new(margins),
@@ -732,14 +733,14 @@ fn run_search<E: CellEvidence>(
         priors,
         cells: n,
         line,
+        widened,
     };
     let mut lattice = Lattice {
-        nodes: Vec::new(),
+        nodes: vec![Node::start(start)],
         edges: Vec::new(),
         finals: Vec::new(),
         scored: Caches::default(),
     };
-    lattice.nodes.push(Node::start(start));
     let mut layer: Vec<u32> = vec![0];
     // Cells no move fits better than random writing: the prior alone ranks what follows, so the
     // next layer keeps more hypotheses until a readable cell decides between them.
@@ -747,47 +748,13 @@ fn run_search<E: CellEvidence>(
 
     for cell in 0..=n {
         if cell > 0 {
-            let candidates = search.pending.take_layer(cell);
-            let recent = cell.saturating_sub(config.wide_beam_cells)..cell;
-            // An illegible cell's move shows only when a later move needs it: keep its
-            // alternatives longer.
-            let recent_illegible = cell.saturating_sub(config.wide_beam_cells_illegible)..cell;
-            // Unread cells in a row multiply the moves that may have been played (two blank
-            // cells leave some 900 pairs per position), so the width grows with the longest
-            // such run.
-            let mut unread = 0;
-            let mut run = 0;
-            for c in recent.start.min(recent_illegible.start)..cell {
-                let unread_cell = (recent.contains(&c) && uninformative[c])
-                    || (recent_illegible.contains(&c) && cells[c].is_illegible());
-                run = if unread_cell { run + 1 } else { 0 };
-                unread = unread.max(run);
-            }
-            let mut width = if unread > 0 {
-                (config.wide_beam_width * unread.min(config.wide_beam_unread_cap))
-                    .max(config.beam_width)
-            } else {
-                config.beam_width
-            };
-            if cell <= config.opening_cells {
-                width = width.max(config.opening_beam_width);
-            }
-            let mut margin = config.beam_margin;
-            if is_widened(cell - 1) {
-                width = width.max(config.rescue_beam_width);
-                margin = margin.max(config.rescue_margin);
-            }
-            let alignment_quota = if is_widened(cell - 1) {
-                config.rescue_alignment_quota
-            } else {
-                0
-            };
+            let bounds = search.layer_bounds(cell, &uninformative);
             layer = admit(
                 &mut lattice,
-                candidates,
+                search.pending.take_layer(cell),
                 cell as u32,
-                (width, alignment_quota),
-                margin,
+                (bounds.width, bounds.alignment_quota),
+                bounds.margin,
                 config,
             );
             let best = layer
@@ -801,23 +768,6 @@ fn run_search<E: CellEvidence>(
             lattice.finals = layer.clone();
             break;
         }
-        let repair_from_best = if is_widened(cell) {
-            config.repair_from_best.max(config.rescue_repair_from_best)
-        } else {
-            config.repair_from_best
-        };
-        // A rescue also repairs the best nodes of every alignment (plies played minus cells
-        // read): after a skipped move, the true world trails a crowd of worlds that explained
-        // the cells without it, and its nodes rank far below `repair_from_best`.
-        let (repair_below, repairs_per_alignment) = if is_widened(cell) {
-            (
-                config.rescue_repair_below,
-                config.rescue_repairs_per_alignment,
-            )
-        } else {
-            (config.repair_below, 0)
-        };
-        let mut alignment_ranks = AlignmentRanks::default();
         // Every node's moves and how each fits this cell: the bulk of a layer's work, and
         // independent from node to node, so it runs side by side before the nodes are
         // extended in rank order.
@@ -832,45 +782,199 @@ fn run_search<E: CellEvidence>(
         search
             .scorer
             .prescore(cell, layer_kids.iter().flatten().map(|kid| &kid.facts));
-        // Each node's moves are offered in rank order, the best nodes' first: the layer's bound
-        // grows as they come and prunes the moves of the rest before they are played out. On a
-        // wide layer the rest are extended side by side by tasks that prune with the bound the
-        // best nodes set, and their offers are taken in rank order: the layer then holds what
-        // offering them one by one leaves, since an offer a task's looser bound lets through
-        // is refused when it is taken.
+        let nodes = LayerNodes {
+            lattice: &lattice,
+            ids: &layer,
+            kids: &layer_kids,
+            cell,
+        };
+        let best_fits = search.extend_layer(&nodes);
+        let slip_work = search.slip_work(&nodes, best_fits, &mut uninformative);
+        let skipped_before = search.work_slips(&nodes, &slip_work, &mut uninformative);
+        search.skip_from_ancestors(&nodes, skipped_before);
+    }
+    if lattice.finals.is_empty() {
+        lattice.finals = lattice.deepest_nodes();
+    }
+    lattice.scored = search.scorer.into_caches();
+    Some(lattice)
+}
+
+/// How a layer is admitted: how many nodes it keeps, how many of them are kept per alignment
+/// (plies played minus cells read) whatever their rank, and how far behind its best a node
+/// may be.
+struct LayerBounds {
+    width: usize,
+    alignment_quota: usize,
+    margin: f32,
+}
+
+/// A layer's nodes as the search extends them to the next cell: their ids in rank order,
+/// each one's moves (`kids[rank]`), and the cell they read next.
+struct LayerNodes<'l> {
+    lattice: &'l Lattice,
+    ids: &'l [u32],
+    kids: &'l [Vec<Child>],
+    cell: usize,
+}
+
+impl LayerNodes<'_> {
+    /// The node of rank `rank`, with its id.
+    fn node(&self, rank: usize) -> (u32, &Node) {
+        let id = self.ids[rank];
+        (id, &self.lattice.nodes[id as usize])
+    }
+}
+
+impl Lattice {
+    /// The nodes that read the most cells: where a search ends when nothing explains every
+    /// cell (more cells than the game has moves, say), leaving the rest of the cells unmatched.
+    fn deepest_nodes(&self) -> Vec<u32> {
+        let Some(deepest) = self.nodes.iter().map(|n| n.cell).max() else {
+            return Vec::new();
+        };
+        (0..self.nodes.len() as u32)
+            .filter(|&i| self.nodes[i as usize].cell == deepest)
+            .collect()
+    }
+}
+
+/// Whether the layer after cell `cell` is searched as a rescue searches.
+fn widened_at(widened: &[bool], cell: usize) -> bool {
+    widened.get(cell).copied().unwrap_or(false)
+}
+
+/// How far behind its layer's best a candidate may enter layer `layer` (after `layer` cells).
+fn layer_margin(config: &DecoderConfig, widened: &[bool], layer: usize) -> f32 {
+    if layer > 0 && widened_at(widened, layer - 1) {
+        config.rescue_margin.max(config.beam_margin)
+    } else {
+        config.beam_margin
+    }
+}
+
+impl<E: CellEvidence> Search<'_, E> {
+    /// Whether the layer after cell `cell` is searched as a rescue searches.
+    fn is_widened(&self, cell: usize) -> bool {
+        widened_at(self.widened, cell)
+    }
+
+    /// How layer `cell` (after `cell` cells, `cell` ≥ 1) is admitted, given the cells read so
+    /// far that no move fits better than random writing (`uninformative`).
+    fn layer_bounds(&self, cell: usize, uninformative: &[bool]) -> LayerBounds {
+        let config = self.config;
+        let cells = self.scorer.cells;
+        let recent = cell.saturating_sub(config.wide_beam_cells)..cell;
+        // An illegible cell's move shows only when a later move needs it: keep its
+        // alternatives longer.
+        let recent_illegible = cell.saturating_sub(config.wide_beam_cells_illegible)..cell;
+        // Unread cells in a row multiply the moves that may have been played (two blank
+        // cells leave some 900 pairs per position), so the width grows with the longest
+        // such run.
+        let mut unread = 0;
+        let mut run = 0;
+        for c in recent.start.min(recent_illegible.start)..cell {
+            let unread_cell = (recent.contains(&c) && uninformative[c])
+                || (recent_illegible.contains(&c) && cells[c].is_illegible());
+            run = if unread_cell { run + 1 } else { 0 };
+            unread = unread.max(run);
+        }
+        let mut width = if unread > 0 {
+            (config.wide_beam_width * unread.min(config.wide_beam_unread_cap))
+                .max(config.beam_width)
+        } else {
+            config.beam_width
+        };
+        if cell <= config.opening_cells {
+            width = width.max(config.opening_beam_width);
+        }
+        let mut margin = config.beam_margin;
+        let mut alignment_quota = 0;
+        if self.is_widened(cell - 1) {
+            width = width.max(config.rescue_beam_width);
+            margin = margin.max(config.rescue_margin);
+            alignment_quota = config.rescue_alignment_quota;
+        }
+        LayerBounds {
+            width,
+            alignment_quota,
+            margin,
+        }
+    }
+
+    /// Offers the moves of every node of the layer, in rank order, and returns how well each
+    /// node's best move fits the cell (`None` where the game is over).
+    ///
+    /// The layer's bound grows as the best nodes' moves come and prunes the moves of the rest
+    /// before they are played out. On a wide layer the rest are extended side by side by tasks
+    /// that prune with the bound the best nodes set, and their offers are taken in rank order:
+    /// the layer then holds what offering them one by one leaves, since an offer a task's
+    /// looser bound lets through is refused when it is taken.
+    fn extend_layer(&mut self, nodes: &LayerNodes) -> Vec<Option<f32>> {
+        let cell = nodes.cell;
         // With one thread the tasks would only loosen the bound.
         let head = if rayon::current_num_threads() > 1 {
-            layer.len().min(EXTENDED_FIRST)
+            nodes.ids.len().min(EXTENDED_FIRST)
         } else {
-            layer.len()
+            nodes.ids.len()
         };
-        let mut best_fits: Vec<Option<f32>> = Vec::with_capacity(layer.len());
-        for (&node_id, kids) in layer[..head].iter().zip(&layer_kids) {
-            let node = &lattice.nodes[node_id as usize];
-            best_fits.push(search.extend_or_end(node_id, node, kids, cell));
+        let mut best_fits: Vec<Option<f32>> = Vec::with_capacity(nodes.ids.len());
+        for rank in 0..head {
+            let (node_id, node) = nodes.node(rank);
+            best_fits.push(self.extend_or_end(node_id, node, &nodes.kids[rank], cell));
         }
-        let rest: Vec<usize> = (head..layer.len()).collect();
+        let rest: Vec<usize> = (head..nodes.ids.len()).collect();
         let worked: Vec<(Worked, Vec<Option<f32>>)> = rest
             .par_chunks(extend_piece_len(rest.len()))
             .map(|ranks| {
-                let mut task = search.task();
+                let mut task = self.task();
                 let fits = ranks
                     .iter()
                     .map(|&rank| {
-                        let node_id = layer[rank];
-                        let node = &lattice.nodes[node_id as usize];
-                        task.extend_or_end(node_id, node, &layer_kids[rank], cell)
+                        let (node_id, node) = nodes.node(rank);
+                        task.extend_or_end(node_id, node, &nodes.kids[rank], cell)
                     })
                     .collect();
                 (task.into_worked(), fits)
             })
             .collect();
         let (works, fits): (Vec<Worked>, Vec<Vec<Option<f32>>>) = worked.into_iter().unzip();
-        search.take_worked(works);
+        self.take_worked(works);
         best_fits.extend(fits.into_iter().flatten());
-        let mut slip_work: Vec<SlipWork> = Vec::new();
-        for (rank, (&node_id, best_fit)) in layer.iter().zip(best_fits).enumerate() {
-            let node = &lattice.nodes[node_id as usize];
+        best_fits
+    }
+
+    /// The nodes whose cell may hold a slip, given how well each node's best move fits it
+    /// (`best_fits`, by rank). Marks the cell `uninformative` when no move of the best node
+    /// fits it better than random writing and the node is not repaired.
+    fn slip_work(
+        &self,
+        nodes: &LayerNodes,
+        best_fits: Vec<Option<f32>>,
+        uninformative: &mut [bool],
+    ) -> Vec<SlipWork> {
+        let (config, cell) = (self.config, nodes.cell);
+        let cells = self.scorer.cells;
+        let repair_from_best = if self.is_widened(cell) {
+            config.repair_from_best.max(config.rescue_repair_from_best)
+        } else {
+            config.repair_from_best
+        };
+        // A rescue also repairs the best nodes of every alignment (plies played minus cells
+        // read): after a skipped move, the true world trails a crowd of worlds that explained
+        // the cells without it, and its nodes rank far below `repair_from_best`.
+        let (repair_below, repairs_per_alignment) = if self.is_widened(cell) {
+            (
+                config.rescue_repair_below,
+                config.rescue_repairs_per_alignment,
+            )
+        } else {
+            (config.repair_below, 0)
+        };
+        let mut alignment_ranks = AlignmentRanks::default();
+        let mut slip_work = Vec::new();
+        for (rank, best_fit) in best_fits.into_iter().enumerate() {
+            let (_, node) = nodes.node(rank);
             // Only a rescue's layers rank by alignment: the first search skips the bookkeeping.
             let alignment_rank = if repairs_per_alignment > 0 {
                 alignment_ranks.next(node.ply, cell)
@@ -899,19 +1003,32 @@ fn run_search<E: CellEvidence>(
                 });
             }
         }
-        // The slips that may explain the cells of the nodes that fit poorly: worked out node by
-        // node side by side, then offered in rank order. Which offers a layer keeps does not
-        // depend on their order (`admit` keeps what is within its margin of the best), so the
-        // game found is the one of slips worked out one after another.
+        slip_work
+    }
+
+    /// Offers the slips that may explain the cell of each node of `slip_work`, and returns the
+    /// nodes (rank, id) where a move may have been left out before: the cell fits a move of
+    /// the opponent's. Marks the cell `uninformative` when the best node's cell fits nobody's
+    /// move.
+    ///
+    /// The slips are worked out node by node side by side, then offered in rank order. Which
+    /// offers a layer keeps does not depend on their order (`admit` keeps what is within its
+    /// margin of the best), so the game found is the one of slips worked out one after another.
+    fn work_slips(
+        &mut self,
+        nodes: &LayerNodes,
+        slip_work: &[SlipWork],
+        uninformative: &mut [bool],
+    ) -> Vec<(usize, u32)> {
+        let cell = nodes.cell;
         let worked: Vec<(Worked, Vec<(usize, bool)>)> = slip_work
             .par_chunks(slip_piece_len(slip_work.len()))
             .map(|works| {
-                let mut task = search.task();
+                let mut task = self.task();
                 let mut repaired = Vec::new();
                 for work in works {
-                    let node_id = layer[work.rank];
-                    let node = &lattice.nodes[node_id as usize];
-                    let kids = &layer_kids[work.rank];
+                    let (node_id, node) = nodes.node(work.rank);
+                    let kids = &nodes.kids[work.rank];
                     if work.junk_cell {
                         task.junk_cell(node_id, node, kids, cell);
                     }
@@ -922,43 +1039,47 @@ fn run_search<E: CellEvidence>(
                     // was skipped; one that fits nobody's is a scrawl, where skips explain
                     // nothing.
                     let fits_nothing = work.fits_nothing
-                        && task.best_opponent_fit(&node.pos, cell) < config.repair_below;
+                        && task.best_opponent_fit(&node.pos, cell) < self.config.repair_below;
                     task.repair(node_id, node, kids, cell, !fits_nothing);
-                    task.reconsider_blank(&lattice, node, cell, work.best_fit);
+                    task.reconsider_blank(nodes.lattice, node, cell, work.best_fit);
                     repaired.push((work.rank, fits_nothing));
                 }
                 (task.into_worked(), repaired)
             })
             .collect();
-        let mut skipped_before: Vec<(usize, u32)> = Vec::new();
         let (works, repaired): (Vec<Worked>, Vec<Vec<(usize, bool)>>) = worked.into_iter().unzip();
-        search.take_worked(works);
-        for repaired in repaired {
-            for (rank, fits_nothing) in repaired {
-                if rank == 0 {
-                    uninformative[cell] = fits_nothing;
-                }
-                if !fits_nothing {
-                    skipped_before.push((rank, layer[rank]));
-                }
+        self.take_worked(works);
+        let mut skipped_before = Vec::new();
+        for (rank, fits_nothing) in repaired.into_iter().flatten() {
+            if rank == 0 {
+                uninformative[cell] = fits_nothing;
+            }
+            if !fits_nothing {
+                skipped_before.push((rank, nodes.ids[rank]));
             }
         }
-        // A move skipped a cell or two earlier shows only now, when the cells after a
-        // coincidental match fit nothing: re-explain them from the ancestor.
+        skipped_before
+    }
+
+    /// A move skipped a cell or two earlier shows only now, when the cells after a
+    /// coincidental match fit nothing: re-explains them from the ancestors of the nodes
+    /// `skipped_before` (rank, id), as far back as their best paths read one move a cell.
+    fn skip_from_ancestors(&mut self, nodes: &LayerNodes, skipped_before: Vec<(usize, u32)>) {
+        let (config, cell, lattice) = (self.config, nodes.cell, nodes.lattice);
         let written_alone = |e: &Edge| {
             e.steps.len() == 1 && e.steps.first().is_some_and(|s| s.kind == StepKind::Written)
         };
-        let mut repaired_ancestors: rustc_hash::FxHashSet<u32> = Default::default();
-        let mut ancestors: Vec<(u32, usize)> = Vec::new();
         // A rescue's best nodes look further back: the move after the one left out may be a
         // legal move for the other side too, and fit the cell of the move left out.
         let lookback = |rank: usize| {
-            if is_widened(cell) && rank < config.rescue_skip_lookback_nodes {
+            if self.is_widened(cell) && rank < config.rescue_skip_lookback_nodes {
                 config.skip_lookback.max(config.rescue_skip_lookback)
             } else {
                 config.skip_lookback
             }
         };
+        let mut repaired_ancestors: rustc_hash::FxHashSet<u32> = Default::default();
+        let mut ancestors: Vec<(u32, usize)> = Vec::new();
         for (rank, node_id) in skipped_before {
             let mut at = node_id;
             for depth in 1..=lookback(rank).min(cell) {
@@ -980,7 +1101,7 @@ fn run_search<E: CellEvidence>(
         let worked: Vec<Worked> = ancestors
             .par_chunks(slip_piece_len(ancestors.len()))
             .map(|works| {
-                let mut task = search.task();
+                let mut task = self.task();
                 for &(at, depth) in works {
                     let ancestor = &lattice.nodes[at as usize];
                     task.skip_before(at, ancestor, cell - depth, cell);
@@ -998,19 +1119,8 @@ fn run_search<E: CellEvidence>(
                 task.into_worked()
             })
             .collect();
-        search.take_worked(worked);
+        self.take_worked(worked);
     }
-    if lattice.finals.is_empty() {
-        // Nothing explains every cell (e.g. more cells than the game has moves): end where the
-        // deepest hypotheses end, leaving the rest of the cells unmatched.
-        if let Some(deepest) = lattice.nodes.iter().map(|n| n.cell).max() {
-            lattice.finals = (0..lattice.nodes.len() as u32)
-                .filter(|&i| lattice.nodes[i as usize].cell == deepest)
-                .collect();
-        }
-    }
-    lattice.scored = search.scorer.into_caches();
-    Some(lattice)
 }
 
 /// The step of move `m` read from `cell`, its fit still to be scored.
@@ -1038,6 +1148,7 @@ impl<'a, E: CellEvidence> Search<'a, E> {
             priors: self.priors,
             cells: self.cells,
             line: self.line,
+            widened: self.widened,
         }
     }
 
