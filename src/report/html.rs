@@ -178,168 +178,13 @@ pub fn review_html(
         .filter(|(_, m)| m.flagged)
         .map(|(i, _)| i)
         .collect();
-
-    // Pages, scaled down, with every read cell's outline over them.
-    let mut pages_html = String::new();
-    let mut scales = Vec::new();
-    for (index, page) in pages.iter().enumerate() {
-        let (w, h) = (page.image.width().max(1), page.image.height().max(1));
-        let scale = (PAGE_SIDE as f32 / w.max(h) as f32).min(1.0);
-        scales.push(scale);
-        let shown = page.image.resize(
-            ((w as f32 * scale) as u32).max(1),
-            ((h as f32 * scale) as u32).max(1),
-            image::imageops::FilterType::Triangle,
-        );
-        let (sw, sh) = (shown.width(), shown.height());
-        let uri = data_uri(
-            &DynamicImage::ImageRgb8(shown.to_rgb8()),
-            ImageFormat::Jpeg,
-            "image/jpeg",
-        );
-        let _ = write!(
-            pages_html,
-            r#"<figure class="page"><figcaption>{}</figcaption><svg viewBox="0 0 {sw} {sh}"><image href="{uri}" width="{sw}" height="{sh}"/>"#,
-            escape(page.name)
-        );
-        for (i, m) in game.moves.iter().enumerate() {
-            let Some(own) = m.cell.and_then(|c| cells.get(c)) else {
-                continue;
-            };
-            for (sheet, cell) in std::iter::once(own).chain(own.copy.as_deref()).enumerate() {
-                if cell.page != index {
-                    continue;
-                }
-                let id = if sheet == 0 {
-                    format!("cell-{i}")
-                } else {
-                    format!("cell-{i}-copy")
-                };
-                let points: Vec<String> = cell
-                    .quad
-                    .iter()
-                    .map(|[x, y]| format!("{:.1},{:.1}", x * scale, y * scale))
-                    .collect();
-                let _ = write!(
-                    pages_html,
-                    r#"<polygon id="{id}" data-move="{i}" class="cell{}" points="{}"/>"#,
-                    if m.flagged { " flagged" } else { "" },
-                    points.join(" ")
-                );
-            }
-        }
-        pages_html.push_str("</svg></figure>");
-    }
-
-    // Moves, with the board after each.
-    let greys: Vec<GrayImage> = pages.iter().map(|p| p.image.to_luma8()).collect();
-    let mut position = game.start.position.clone();
-    let played_moves = game.played_moves();
-    let mut rows = String::new();
-    for (i, m) in game.moves.iter().enumerate() {
-        let played = played_moves.get(i);
-        let last = played.map(|mv| (mv.from().unwrap_or(mv.to()), mv.to()));
-        if let Some(mv) = played {
-            position.play_unchecked(*mv);
-        }
-        let cell = m.cell.and_then(|c| cells.get(c));
-        // The own sheet's cell, and below it the other player's for the same ply.
-        let shown: Vec<&ReviewCell> = cell
-            .into_iter()
-            .flat_map(|c| std::iter::once(c).chain(c.copy.as_deref()))
-            .collect();
-        let crops: Vec<String> = shown
-            .iter()
-            .filter_map(|c| {
-                let grey = greys.get(c.page)?;
-                let (width, height) = crop_size(&c.quad);
-                let crop = cell_crop(grey, c.quad, width, height)?;
-                Some(format!(
-                    r#"<img class="crop" alt="cell of ply {} on {}" src="{}">"#,
-                    m.ply,
-                    escape(pages.get(c.page).map_or("", |p| p.name)),
-                    data_uri(
-                        &DynamicImage::ImageLuma8(crop),
-                        ImageFormat::Png,
-                        "image/png"
-                    )
-                ))
-            })
-            .collect();
-        let crop_html = if crops.is_empty() {
-            r#"<span class="nocell">no cell</span>"#.to_string()
-        } else {
-            crops.join("<br>")
-        };
-        // With the other player's copy, each reading says whose sheet it is from.
-        let whose = |sheet: usize| match (shown.len(), sheet) {
-            (1, _) => "",
-            (_, 0) => r#"<small class="whose">sheet</small> "#,
-            _ => r#"<small class="whose">copy</small> "#,
-        };
-        let read = shown
-            .iter()
-            .enumerate()
-            .map(|(sheet, c)| {
-                format!(
-                    r#"{}<code>{}</code> <small>{:.0}%</small>"#,
-                    whose(sheet),
-                    escape(if c.read.is_empty() { "∅" } else { &c.read }),
-                    c.read_confidence * 100.0
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("<br>");
-        let alternatives: Vec<String> = m
-            .alternatives
-            .iter()
-            .map(|a| format!("{} {:.0}%", escape(&a.label()), a.confidence * 100.0))
-            .collect();
-        let number = match move_number(game, i) {
-            (number, false) => format!("{number}."),
-            (number, true) => format!("{number}…"),
-        };
-        let _ = write!(
-            rows,
-            r#"<tr id="move-{i}" data-move="{i}" class="{}"><td class="ply">{number}</td><td>{crop_html}</td><td class="read">{read}</td><td class="san">{}<div class="why">{}</div></td><td><div class="bar"><span style="width:{:.0}%"></span></div>{:.0}%</td><td class="alts">{}</td><td>{}</td></tr>"#,
-            if m.flagged { "flagged" } else { "" },
-            escape(&m.san),
-            escape(kind_words(m.kind)),
-            m.confidence * 100.0,
-            m.confidence * 100.0,
-            alternatives.join("<br>"),
-            board_svg(&position, last),
-        );
-    }
-
+    let pages_html = pages_html(game, cells, pages);
+    let rows = move_rows_html(game, cells, pages);
     let notes: String = notes
         .iter()
         .map(|note| format!(r#"<p class="note">{}</p>"#, escape(note)))
         .collect();
-    let summary = if flagged.is_empty() {
-        "<p>No move is flagged: every move was read with confidence.</p>".to_string()
-    } else {
-        let items: Vec<String> = flagged
-            .iter()
-            .map(|&i| {
-                let m = &game.moves[i];
-                let (number, black) = move_number(game, i);
-                format!(
-                    r##"<li><a href="#move-{i}" data-move="{i}">{}{} {}</a> — {}</li>"##,
-                    number,
-                    if black { "…" } else { "." },
-                    escape(&m.san),
-                    escape(&review_note(m))
-                )
-            })
-            .collect();
-        format!(
-            "<p>{} of {} moves need a look:</p><ol>{}</ol>",
-            flagged.len(),
-            game.moves.len(),
-            items.join("")
-        )
-    };
+    let summary = summary_html(game, &flagged);
 
     format!(
         r##"<!DOCTYPE html>
@@ -417,6 +262,189 @@ if (linked) select(linked[1], true);
         language = escape(game.language.name),
         flag_count = flagged.len(),
     )
+}
+
+/// Every page scaled down to at most [`PAGE_SIDE`] pixels a side, as a `<figure>` of inline
+/// SVG with the outline of every move's cell over it (flagged moves' marked), each outline
+/// linked to its move by `data-move`.
+fn pages_html(game: &Game, cells: &[ReviewCell], pages: &[ReviewPage]) -> String {
+    let mut pages_html = String::new();
+    for (index, page) in pages.iter().enumerate() {
+        let (w, h) = (page.image.width().max(1), page.image.height().max(1));
+        let scale = (PAGE_SIDE as f32 / w.max(h) as f32).min(1.0);
+        let shown = page.image.resize(
+            ((w as f32 * scale) as u32).max(1),
+            ((h as f32 * scale) as u32).max(1),
+            image::imageops::FilterType::Triangle,
+        );
+        let (sw, sh) = (shown.width(), shown.height());
+        let uri = data_uri(
+            &DynamicImage::ImageRgb8(shown.to_rgb8()),
+            ImageFormat::Jpeg,
+            "image/jpeg",
+        );
+        let _ = write!(
+            pages_html,
+            r#"<figure class="page"><figcaption>{}</figcaption><svg viewBox="0 0 {sw} {sh}"><image href="{uri}" width="{sw}" height="{sh}"/>"#,
+            escape(page.name)
+        );
+        for (i, m) in game.moves.iter().enumerate() {
+            let Some(own) = m.cell.and_then(|c| cells.get(c)) else {
+                continue;
+            };
+            for (sheet, cell) in std::iter::once(own).chain(own.copy.as_deref()).enumerate() {
+                if cell.page != index {
+                    continue;
+                }
+                let id = if sheet == 0 {
+                    format!("cell-{i}")
+                } else {
+                    format!("cell-{i}-copy")
+                };
+                let points: Vec<String> = cell
+                    .quad
+                    .iter()
+                    .map(|[x, y]| format!("{:.1},{:.1}", x * scale, y * scale))
+                    .collect();
+                let _ = write!(
+                    pages_html,
+                    r#"<polygon id="{id}" data-move="{i}" class="cell{}" points="{}"/>"#,
+                    if m.flagged { " flagged" } else { "" },
+                    points.join(" ")
+                );
+            }
+        }
+        pages_html.push_str("</svg></figure>");
+    }
+    pages_html
+}
+
+/// One table row per move: the crops of its cells (the own sheet's, and the other player's
+/// below it), what the reader read there, the move chosen and why it is flagged, its
+/// confidence, the alternatives and the board after it.
+fn move_rows_html(game: &Game, cells: &[ReviewCell], pages: &[ReviewPage]) -> String {
+    let greys: Vec<GrayImage> = pages.iter().map(|p| p.image.to_luma8()).collect();
+    let mut position = game.start.position.clone();
+    let played_moves = game.played_moves();
+    let mut rows = String::new();
+    for (i, m) in game.moves.iter().enumerate() {
+        let played = played_moves.get(i);
+        let last = played.map(|mv| (mv.from().unwrap_or(mv.to()), mv.to()));
+        if let Some(mv) = played {
+            position.play_unchecked(*mv);
+        }
+        let cell = m.cell.and_then(|c| cells.get(c));
+        // The own sheet's cell, and below it the other player's for the same ply.
+        let shown: Vec<&ReviewCell> = cell
+            .into_iter()
+            .flat_map(|c| std::iter::once(c).chain(c.copy.as_deref()))
+            .collect();
+        let (crop_html, read) = shown_cells_html(m.ply, &shown, &greys, pages);
+        let alternatives: Vec<String> = m
+            .alternatives
+            .iter()
+            .map(|a| format!("{} {:.0}%", escape(&a.label()), a.confidence * 100.0))
+            .collect();
+        let number = match move_number(game, i) {
+            (number, false) => format!("{number}."),
+            (number, true) => format!("{number}…"),
+        };
+        let _ = write!(
+            rows,
+            r#"<tr id="move-{i}" data-move="{i}" class="{}"><td class="ply">{number}</td><td>{crop_html}</td><td class="read">{read}</td><td class="san">{}<div class="why">{}</div></td><td><div class="bar"><span style="width:{:.0}%"></span></div>{:.0}%</td><td class="alts">{}</td><td>{}</td></tr>"#,
+            if m.flagged { "flagged" } else { "" },
+            escape(&m.san),
+            escape(kind_words(m.kind)),
+            m.confidence * 100.0,
+            m.confidence * 100.0,
+            alternatives.join("<br>"),
+            board_svg(&position, last),
+        );
+    }
+    rows
+}
+
+/// The crops of a move's cells `shown` (the own sheet's, then the copy's) cut from the pages'
+/// grey images (`greys`), one under the other, and what the reader read in each with its
+/// probability: the "Cell" and "Read" columns of the move's row.
+fn shown_cells_html(
+    ply: usize,
+    shown: &[&ReviewCell],
+    greys: &[GrayImage],
+    pages: &[ReviewPage],
+) -> (String, String) {
+    let crops: Vec<String> = shown
+        .iter()
+        .filter_map(|c| {
+            let grey = greys.get(c.page)?;
+            let (width, height) = crop_size(&c.quad);
+            let crop = cell_crop(grey, c.quad, width, height)?;
+            Some(format!(
+                r#"<img class="crop" alt="cell of ply {} on {}" src="{}">"#,
+                ply,
+                escape(pages.get(c.page).map_or("", |p| p.name)),
+                data_uri(
+                    &DynamicImage::ImageLuma8(crop),
+                    ImageFormat::Png,
+                    "image/png"
+                )
+            ))
+        })
+        .collect();
+    let crop_html = if crops.is_empty() {
+        r#"<span class="nocell">no cell</span>"#.to_string()
+    } else {
+        crops.join("<br>")
+    };
+    // With the other player's copy, each reading says whose sheet it is from.
+    let whose = |sheet: usize| match (shown.len(), sheet) {
+        (1, _) => "",
+        (_, 0) => r#"<small class="whose">sheet</small> "#,
+        _ => r#"<small class="whose">copy</small> "#,
+    };
+    let read = shown
+        .iter()
+        .enumerate()
+        .map(|(sheet, c)| {
+            format!(
+                r#"{}<code>{}</code> <small>{:.0}%</small>"#,
+                whose(sheet),
+                escape(if c.read.is_empty() { "∅" } else { &c.read }),
+                c.read_confidence * 100.0
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("<br>");
+    (crop_html, read)
+}
+
+/// The list of flagged moves (`flagged`: their indices), each linked to its row with what to
+/// look at, or a sentence saying none is.
+fn summary_html(game: &Game, flagged: &[usize]) -> String {
+    if flagged.is_empty() {
+        "<p>No move is flagged: every move was read with confidence.</p>".to_string()
+    } else {
+        let items: Vec<String> = flagged
+            .iter()
+            .map(|&i| {
+                let m = &game.moves[i];
+                let (number, black) = move_number(game, i);
+                format!(
+                    r##"<li><a href="#move-{i}" data-move="{i}">{}{} {}</a> — {}</li>"##,
+                    number,
+                    if black { "…" } else { "." },
+                    escape(&m.san),
+                    escape(&review_note(m))
+                )
+            })
+            .collect();
+        format!(
+            "<p>{} of {} moves need a look:</p><ol>{}</ol>",
+            flagged.len(),
+            game.moves.len(),
+            items.join("")
+        )
+    }
 }
 
 #[cfg(test)]
