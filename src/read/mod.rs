@@ -12,7 +12,8 @@ use shakmaty::{Color, Position};
 pub use crate::decode::WhichSheet;
 use crate::decode::{
     decode_remembering, likelier_again, mark_sheets_differ, mark_written_alike, CellEvidence,
-    DecodedMove, DecoderConfig, Game, LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
+    CopiesAligned, DecodedMove, DecoderConfig, Game, LanguageChoice, OnBothSheets, PriorMemo,
+    TypedCell,
 };
 use crate::notation::{looks_descriptive, names_algebraic_square, Language, Notation};
 use crate::page::crop::reading_crops;
@@ -280,35 +281,19 @@ impl SetAside {
 /// of the two sheets cannot be read (no grid found on a page), the game is read from the other
 /// alone and [`GameRead::set_aside`] says so; errors (both sheets, or the only one, unreadable)
 /// name the page's file and the cause.
+///
+/// In order: the sheets' cells are read and their notation settled ([`read_sheets`]), the
+/// readings gathered, fused where both sheets were read ([`gather_readings`]), the game
+/// decoded, decoded again where the copies were lined up along a sheet that went astray
+/// ([`realigned_game`]) and in rounds of writer adaptation ([`adapt_to_writer`]), and its
+/// moves and cells made ready for review.
 pub fn read_game(
     sheets: &[Sheet],
     copy: &[Sheet],
     reader: &Reader,
     options: &ReadOptions,
 ) -> Result<GameRead, ReadError> {
-    let detect = match options.notation {
-        NotationChoice::Detect(descriptive) => Some(descriptive),
-        NotationChoice::Algebraic | NotationChoice::Descriptive => None,
-    };
-    let own_read = read_pages(sheets, 0, reader, detect, options);
-    // One game, one notation: the copy is read as the own sheet was, and tells its own only
-    // when the own sheet could not be read.
-    let (copy_reader, copy_detect) = match &own_read {
-        Ok((_, read_with)) => (read_with.reader, None),
-        Err(_) => (reader, detect),
-    };
-    let copy_read = (!copy.is_empty())
-        .then(|| read_pages(copy, sheets.len(), copy_reader, copy_detect, options));
-    let notation = match options.notation {
-        NotationChoice::Descriptive => Notation::Descriptive,
-        NotationChoice::Algebraic | NotationChoice::Detect(_) => own_read
-            .as_ref()
-            .ok()
-            .or(copy_read.as_ref().and_then(|read| read.as_ref().ok()))
-            .map_or(Notation::Algebraic, |(_, read_with)| read_with.notation),
-    };
-    let own_read = own_read.map(|(read, _)| read);
-    let copy_read = copy_read.map(|read| read.map(|(read, _)| read));
+    let (own_read, copy_read, notation) = read_sheets(sheets, copy, reader, options);
     // Descriptive notation is English's alone.
     let english = Language::by_code("en").expect("English is a known language");
     let options = &ReadOptions {
@@ -326,51 +311,17 @@ pub fn read_game(
     }
     // Every decode of the game expands mostly the same positions.
     let priors = PriorMemo::default();
-    // Both sheets apart, and the order they were fused in, when the game is read from both.
-    let mut apart = None;
-    let (pages, copy_pages, mut cells, mut evidence, set_aside) = match (own_read, copy_read) {
-        (Ok((pages, cells, evidence)), None) => (pages, Vec::new(), cells, evidence, None),
-        (
-            Ok((pages, own_cells, own_evidence)),
-            Some(Ok((copy_pages, copy_cells, copy_evidence))),
-        ) => {
-            let sheets = SheetsApart::new(&own_cells, &own_evidence, &copy_cells, &copy_evidence);
-            let (cells, evidence, aligned) = fuse_copies(
-                own_cells,
-                own_evidence,
-                copy_cells,
-                copy_evidence,
-                options,
-                &priors,
-            );
-            decoder.copy_language = aligned.copy_language;
-            apart = Some((sheets, aligned));
-            (pages, copy_pages, cells, evidence, None)
-        }
-        (Ok((pages, cells, evidence)), Some(Err(error))) => {
-            let set_aside = SetAside {
-                sheet: WhichSheet::Copy,
-                error,
-            };
-            (pages, Vec::new(), cells, evidence, Some(set_aside))
-        }
-        (Err(error), Some(Ok((copy_pages, cells, evidence)))) => {
-            // The copy's cells keep their page numbers after the own sheet's, which stay in
-            // the page list without cells so the review and overlays still show them.
-            let pages = sheets.iter().map(unread_page).collect();
-            let set_aside = SetAside {
-                sheet: WhichSheet::Own,
-                error,
-            };
-            (pages, copy_pages, cells, evidence, Some(set_aside))
-        }
-        (Err(error), None) => return Err(error),
-        (Err(own), Some(Err(theirs))) => {
-            return Err(ReadError(format!(
-                "{own}; the other player's copy cannot be read either: {theirs}"
-            )))
-        }
-    };
+    let Gathered {
+        pages,
+        copy_pages,
+        mut cells,
+        mut evidence,
+        set_aside,
+        apart,
+    } = gather_readings(sheets, own_read, copy_read, options, &priors)?;
+    if let Some((_, aligned)) = &apart {
+        decoder.copy_language = aligned.copy_language;
+    }
     let mut game = decode_remembering(
         &evidence,
         &options.start,
@@ -378,23 +329,10 @@ pub fn read_game(
         &decoder,
         &priors,
     );
-    // The sheets were lined up along the game of the sheet decoded more surely alone; the
-    // game read from both may show that sheet went astray, and the cells lined up along it
-    // meet their own plies.
-    if let Some((sheets, aligned)) = apart {
-        let realigned = sheets.realigned(&game, &aligned, &options.start, &decoder);
-        if let Some(realigned) = realigned {
-            let again = likelier_again(
-                &game,
-                &realigned.evidence,
-                realigned.handicap,
-                &options.start,
-                &decoder,
-                &priors,
-            );
-            if let Some(again) = again {
-                (cells, evidence, game) = (realigned.cells, realigned.evidence, again);
-            }
+    if let Some((sheets_apart, aligned)) = apart {
+        let again = realigned_game(sheets_apart, &aligned, &game, options, &decoder, &priors);
+        if let Some(again) = again {
+            (cells, evidence, game) = again;
         }
     }
     // The language stays the one found: the game is decoded again in it, if at all.
@@ -411,30 +349,14 @@ pub fn read_game(
     let mut as_read = None;
     if options.adapt_to_writer {
         let sheets_read: Vec<WhichSheet> = cells.iter().map(sheet_of).collect();
-        let round_decoder = writer::round_config(&decoder);
-        let (last, adapted) = writer::adapt_in_rounds(
-            game,
-            |game| writer::learn(game, &evidence, &sheets_read, copy_language),
-            |learnt, before| {
-                let adapted = learnt.taken_through(&evidence, &sheets_read, options.evidence_scale);
-                // The new readings can lead this round's search astray from a game that a
-                // wider search found the round before: the likelier game is kept.
-                let start = &options.start;
-                writer::round_game(&adapted, before, start, &round_decoder, &decoder, &priors)
-                    .map(|game| (game, adapted))
-            },
-            writer::MAX_ROUNDS,
-        );
-        game = last;
-        if let Some(adapted) = adapted {
-            let original = std::mem::replace(&mut evidence, adapted);
-            for decoded in &mut game.moves {
-                if let Some(reading) = decoded.cell.and_then(|c| original.get(c)) {
-                    decoded.written = Some(reading.text().to_string());
-                }
-            }
-            as_read = Some(original);
-        }
+        let rounds = WriterRounds {
+            sheets_read: &sheets_read,
+            copy_language,
+            options,
+            decoder: &decoder,
+            priors: &priors,
+        };
+        (game, as_read) = adapt_to_writer(game, &mut evidence, &rounds);
     }
     mark_sheets_differ(&mut game, &evidence, &decoder);
     mark_written_alike(&mut game, &evidence, &decoder);
@@ -448,24 +370,7 @@ pub fn read_game(
         };
         read_in_letters(cell, reading, language, copy_language);
     }
-    // A sheet set aside was not read at all: its error already says why.
-    let left_out = set_aside.as_ref().map(|a| a.sheet);
-    let own_read = if left_out == Some(WhichSheet::Own) {
-        &[]
-    } else {
-        sheets
-    };
-    let copy_read = if left_out == Some(WhichSheet::Copy) {
-        &[]
-    } else {
-        copy
-    };
-    let torn_pages = own_read
-        .iter()
-        .chain(copy_read)
-        .filter(|sheet| sheet.torn)
-        .map(|sheet| sheet.name.clone())
-        .collect();
+    let torn_pages = torn_pages(sheets, copy, set_aside.as_ref());
     Ok(GameRead {
         game,
         pages,
@@ -477,6 +382,215 @@ pub fn read_game(
         start_doubt,
         notation,
     })
+}
+
+/// Reads the cells of the game's own sheet and of the other player's copy (`None` without
+/// one), and settles the game's notation: as [`ReadOptions::notation`] tells, or as the
+/// sheets show it. One game, one notation: the copy is read as the own sheet was, and tells
+/// its own only when the own sheet could not be read.
+fn read_sheets(
+    sheets: &[Sheet],
+    copy: &[Sheet],
+    reader: &Reader,
+    options: &ReadOptions,
+) -> (SheetRead, Option<SheetRead>, Notation) {
+    let detect = match options.notation {
+        NotationChoice::Detect(descriptive) => Some(descriptive),
+        NotationChoice::Algebraic | NotationChoice::Descriptive => None,
+    };
+    let own_read = read_pages(sheets, 0, reader, detect, options);
+    let (copy_reader, copy_detect) = match &own_read {
+        Ok((_, read_with)) => (read_with.reader, None),
+        Err(_) => (reader, detect),
+    };
+    let copy_read = (!copy.is_empty())
+        .then(|| read_pages(copy, sheets.len(), copy_reader, copy_detect, options));
+    let notation = match options.notation {
+        NotationChoice::Descriptive => Notation::Descriptive,
+        NotationChoice::Algebraic | NotationChoice::Detect(_) => own_read
+            .as_ref()
+            .ok()
+            .or(copy_read.as_ref().and_then(|read| read.as_ref().ok()))
+            .map_or(Notation::Algebraic, |(_, read_with)| read_with.notation),
+    };
+    let own_read = own_read.map(|(read, _)| read);
+    let copy_read = copy_read.map(|read| read.map(|(read, _)| read));
+    (own_read, copy_read, notation)
+}
+
+/// What a game is decoded from: the pages and cells of the sheets that could be read, their
+/// readings fused where both were, and the sheet set aside when one could not be.
+struct Gathered {
+    pages: Vec<Cells>,
+    copy_pages: Vec<Cells>,
+    cells: Vec<GameCell>,
+    evidence: Vec<CellReading>,
+    set_aside: Option<SetAside>,
+    /// Both sheets apart, and how they were fused, when the game is read from both.
+    apart: Option<(SheetsApart, CopiesAligned)>,
+}
+
+/// Gathers what the game is decoded from out of the own sheet's pages (`sheets`) as read and
+/// the copy's, if any; an error when no sheet could be read.
+fn gather_readings(
+    sheets: &[Sheet],
+    own_read: SheetRead,
+    copy_read: Option<SheetRead>,
+    options: &ReadOptions,
+    priors: &PriorMemo,
+) -> Result<Gathered, ReadError> {
+    let alone = |pages, copy_pages, cells, evidence, set_aside| Gathered {
+        pages,
+        copy_pages,
+        cells,
+        evidence,
+        set_aside,
+        apart: None,
+    };
+    match (own_read, copy_read) {
+        (Ok((pages, cells, evidence)), None) => Ok(alone(pages, Vec::new(), cells, evidence, None)),
+        (
+            Ok((pages, own_cells, own_evidence)),
+            Some(Ok((copy_pages, copy_cells, copy_evidence))),
+        ) => {
+            let sheets = SheetsApart::new(&own_cells, &own_evidence, &copy_cells, &copy_evidence);
+            let (cells, evidence, aligned) = fuse_copies(
+                own_cells,
+                own_evidence,
+                copy_cells,
+                copy_evidence,
+                options,
+                priors,
+            );
+            Ok(Gathered {
+                pages,
+                copy_pages,
+                cells,
+                evidence,
+                set_aside: None,
+                apart: Some((sheets, aligned)),
+            })
+        }
+        (Ok((pages, cells, evidence)), Some(Err(error))) => {
+            let set_aside = SetAside {
+                sheet: WhichSheet::Copy,
+                error,
+            };
+            Ok(alone(pages, Vec::new(), cells, evidence, Some(set_aside)))
+        }
+        (Err(error), Some(Ok((copy_pages, cells, evidence)))) => {
+            // The copy's cells keep their page numbers after the own sheet's, which stay in
+            // the page list without cells so the review and overlays still show them.
+            let pages = sheets.iter().map(unread_page).collect();
+            let set_aside = SetAside {
+                sheet: WhichSheet::Own,
+                error,
+            };
+            Ok(alone(pages, copy_pages, cells, evidence, Some(set_aside)))
+        }
+        (Err(error), None) => Err(error),
+        (Err(own), Some(Err(theirs))) => Err(ReadError(format!(
+            "{own}; the other player's copy cannot be read either: {theirs}"
+        ))),
+    }
+}
+
+/// The sheets were lined up along the game of the sheet decoded more surely alone; the game
+/// read from both may show that sheet went astray, and the cells lined up along it meet their
+/// own plies. Then the cells lined up again, their evidence and the game decoded from it, if
+/// that game is the likelier.
+fn realigned_game(
+    sheets: SheetsApart,
+    aligned: &CopiesAligned,
+    game: &Game,
+    options: &ReadOptions,
+    decoder: &DecoderConfig,
+    priors: &PriorMemo,
+) -> Option<(Vec<GameCell>, Vec<CellReading>, Game)> {
+    let realigned = sheets.realigned(game, aligned, &options.start, decoder)?;
+    let again = likelier_again(
+        game,
+        &realigned.evidence,
+        realigned.handicap,
+        &options.start,
+        decoder,
+        priors,
+    )?;
+    Some((realigned.cells, realigned.evidence, again))
+}
+
+/// What rounds of writer adaptation read with: which sheet each cell is on, the copy's
+/// language, and the settings of the game's first decoding.
+struct WriterRounds<'a> {
+    sheets_read: &'a [WhichSheet],
+    copy_language: &'static Language,
+    options: &'a ReadOptions,
+    decoder: &'a DecoderConfig,
+    priors: &'a PriorMemo,
+}
+
+/// Decodes `game` again in rounds of writer adaptation ([`writer::adapt_in_rounds`]). Where
+/// the last game was decoded from adapted readings, `evidence` becomes those, each move's
+/// `written` is its cell's reading as the reader made it, and those readings are returned,
+/// for the report.
+fn adapt_to_writer(
+    game: Game,
+    evidence: &mut Vec<CellReading>,
+    rounds: &WriterRounds,
+) -> (Game, Option<Vec<CellReading>>) {
+    let WriterRounds {
+        sheets_read,
+        copy_language,
+        options,
+        decoder,
+        priors,
+    } = *rounds;
+    let round_decoder = writer::round_config(decoder);
+    let (mut game, adapted) = writer::adapt_in_rounds(
+        game,
+        |game| writer::learn(game, evidence, sheets_read, copy_language),
+        |learnt, before| {
+            let adapted = learnt.taken_through(evidence, sheets_read, options.evidence_scale);
+            // The new readings can lead this round's search astray from a game that a wider
+            // search found the round before: the likelier game is kept.
+            let start = &options.start;
+            writer::round_game(&adapted, before, start, &round_decoder, decoder, priors)
+                .map(|game| (game, adapted))
+        },
+        writer::MAX_ROUNDS,
+    );
+    let Some(adapted) = adapted else {
+        return (game, None);
+    };
+    let original = std::mem::replace(evidence, adapted);
+    for decoded in &mut game.moves {
+        if let Some(reading) = decoded.cell.and_then(|c| original.get(c)) {
+            decoded.written = Some(reading.text().to_string());
+        }
+    }
+    (game, Some(original))
+}
+
+/// The names of the pages found torn, of the sheets read (a sheet set aside was not read at
+/// all: its error already says why).
+fn torn_pages(sheets: &[Sheet], copy: &[Sheet], set_aside: Option<&SetAside>) -> Vec<String> {
+    let left_out = set_aside.map(|a| a.sheet);
+    let own_read = if left_out == Some(WhichSheet::Own) {
+        &[]
+    } else {
+        sheets
+    };
+    let copy_read = if left_out == Some(WhichSheet::Copy) {
+        &[]
+    } else {
+        copy
+    };
+    own_read
+        .iter()
+        .chain(copy_read)
+        .filter(|sheet| sheet.torn)
+        .map(|sheet| sheet.name.clone())
+        .collect()
 }
 
 /// How many of `game`'s first [`OPENING_PLIES`] moves are flagged where the reader was fairly
@@ -793,6 +907,9 @@ fn upright_cells_in(
 }
 
 type PagesRead = (Vec<Cells>, Vec<GameCell>, Vec<CellReading>);
+
+/// One sheet's pages read, or why they could not be.
+type SheetRead = Result<PagesRead, ReadError>;
 
 /// Whether a cell is read as written: the page stage found ink in it, or the reader read
 /// something there and the page has ink further on (`last_inked_ply`: the last cell the page
