@@ -39,7 +39,7 @@ pub use tree::{OpeningTree, TREE_MIN_GAMES, TREE_MIN_MOVE, TREE_PLIES};
 
 use crate::notation::{distinct_languages, looks_descriptive, Language, Style};
 use crate::start::StartPosition;
-use lattice::{Lattice, SearchInputs};
+use lattice::{Lattice, SearchInputs, Step};
 
 /// No chess position has more legal moves than this.
 const MAX_LEGAL_MOVES: usize = 218;
@@ -534,87 +534,22 @@ fn game_from_lattice<E: CellEvidence>(
     lang: &'static Language,
     config: &DecoderConfig,
 ) -> Game {
-    let (alpha, beta, total) = lattice.forward_backward(config.temperature);
     let best_path = lattice.best_path();
-    let chosen: Vec<shakmaty::Move> = best_path
+    let steps: Vec<&Step> = best_path
         .iter()
-        .flat_map(|&e| lattice.edges[e as usize].steps.iter().map(|step| step.m))
+        .flat_map(|&e| lattice.edges[e as usize].steps.iter())
         .collect();
-    // Posterior mass of the chosen move at each ply, for its confidence, and of each SAN of the
-    // other moves, for the alternatives. One SAN may be two moves (a queen that took on f2 from
-    // d2 in one reading and from e2 in another), and a move is only as sure as where its piece
-    // stood; one move may be two SANs (`Bg4` and `Bxg4+` where the worlds differ on g4), and
-    // is counted once.
-    // Another move written as the chosen one (the same SAN from another square) is kept apart
-    // by its starting square, or the chosen move would look surer than its confidence says.
-    let mut mass: Vec<HashMap<(String, Option<String>), f32>> = Vec::new();
-    let mut chosen_mass = vec![0.0f32; chosen.len()];
-    let chosen_san: Vec<String> = {
-        let mut pos: Chess = start.position.clone();
-        chosen
-            .iter()
-            .map(|&m| SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string())
-            .collect()
-    };
-    for edge in &lattice.edges {
-        let (a, b) = (alpha[edge.src as usize], beta[edge.dst as usize]);
-        if a == f64::NEG_INFINITY || b == f64::NEG_INFINITY {
-            continue;
-        }
-        let p = (a + config.temperature as f64 * edge.weight as f64 + b - total).exp() as f32;
-        if p.is_nan() || p <= 1e-5 {
-            continue;
-        }
-        let src = &lattice.nodes[edge.src as usize];
-        let mut pos = src.pos.clone();
-        for (j, step) in edge.steps.iter().enumerate() {
-            let ply = src.ply as usize + j;
-            if mass.len() <= ply {
-                mass.resize_with(ply + 1, HashMap::default);
-            }
-            let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
-            if chosen.get(ply).is_some_and(|&m| same_squares(m, step.m)) {
-                chosen_mass[ply] += p;
-            } else {
-                let from = (chosen_san.get(ply) == Some(&san))
-                    .then(|| step.m.from().map(|sq| sq.to_string()))
-                    .flatten();
-                *mass[ply].entry((san, from)).or_insert(0.0) += p;
-            }
-        }
-    }
-
+    let chosen: Vec<shakmaty::Move> = steps.iter().map(|step| step.m).collect();
+    let posteriors = PlyPosteriors::of(lattice, start, &chosen, config.temperature);
     let mut pos: Chess = start.position.clone();
-    let mut moves = Vec::new();
+    let mut moves = Vec::with_capacity(steps.len());
     let mut used = vec![false; cells.len()];
-    let steps = best_path
-        .iter()
-        .flat_map(|&e| lattice.edges[e as usize].steps.iter());
-    for step in steps {
-        let ply = moves.len();
+    for (ply, step) in steps.into_iter().enumerate() {
         let uci = UciMove::from_move(step.m, start.castling_mode).to_string();
         pos.play_unchecked(step.m);
-        let san = chosen_san[ply].clone();
-        let at_ply = mass.get(ply);
-        let confidence = chosen_mass[ply].clamp(0.0, 1.0);
-        let mut alternatives: Vec<Alternative> = at_ply
-            .map(|m| {
-                m.iter()
-                    .filter(|((s, from), &p)| (*s != san || from.is_some()) && p >= 0.001)
-                    .map(|((s, from), &p)| Alternative {
-                        san: s.clone(),
-                        confidence: p.min(1.0),
-                        from: from.clone(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        alternatives.sort_by(|a, b| {
-            b.confidence
-                .total_cmp(&a.confidence)
-                .then(a.san.cmp(&b.san))
-        });
-        alternatives.truncate(4);
+        let san = posteriors.chosen_san[ply].clone();
+        let confidence = posteriors.chosen[ply].clamp(0.0, 1.0);
+        let alternatives = posteriors.alternatives(ply);
         let cell = step.cell.map(|c| c as usize);
         if let Some(c) = cell {
             used[c] = true;
@@ -658,6 +593,105 @@ fn game_from_lattice<E: CellEvidence>(
         result,
         unused_cells: (0..cells.len()).filter(|&c| !used[c]).collect(),
         score: lattice.best_score(),
+    }
+}
+
+/// The lattice's posterior at each ply of the chosen game: the mass of the chosen move, for
+/// its confidence, and of each SAN of the other moves, for the alternatives.
+///
+/// One SAN may be two moves (a queen that took on f2 from d2 in one reading and from e2 in
+/// another), and a move is only as sure as where its piece stood; one move may be two SANs
+/// (`Bg4` and `Bxg4+` where the worlds differ on g4), and is counted once. Another move written
+/// as the chosen one (the same SAN from another square) is kept apart by its starting square,
+/// or the chosen move would look surer than its confidence says.
+struct PlyPosteriors {
+    /// The chosen moves in SAN, by ply.
+    chosen_san: Vec<String>,
+    /// The mass of the chosen move, by ply.
+    chosen: Vec<f32>,
+    /// By ply, the mass of every other move by its SAN and, where that is the chosen move's
+    /// SAN, its starting square.
+    others: Vec<HashMap<(String, Option<String>), f32>>,
+}
+
+impl PlyPosteriors {
+    /// The posteriors of the moves `chosen` from `start`, by forward–backward over `lattice`
+    /// with its weights scaled by `temperature`; edges of mass 1e-5 or less are left out.
+    fn of(
+        lattice: &Lattice,
+        start: &StartPosition,
+        chosen: &[shakmaty::Move],
+        temperature: f32,
+    ) -> PlyPosteriors {
+        let (alpha, beta, total) = lattice.forward_backward(temperature);
+        let chosen_san: Vec<String> = {
+            let mut pos: Chess = start.position.clone();
+            chosen
+                .iter()
+                .map(|&m| SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string())
+                .collect()
+        };
+        let mut others: Vec<HashMap<(String, Option<String>), f32>> = Vec::new();
+        let mut chosen_mass = vec![0.0f32; chosen.len()];
+        for edge in &lattice.edges {
+            let (a, b) = (alpha[edge.src as usize], beta[edge.dst as usize]);
+            if a == f64::NEG_INFINITY || b == f64::NEG_INFINITY {
+                continue;
+            }
+            let p = (a + temperature as f64 * edge.weight as f64 + b - total).exp() as f32;
+            if p.is_nan() || p <= 1e-5 {
+                continue;
+            }
+            let src = &lattice.nodes[edge.src as usize];
+            let mut pos = src.pos.clone();
+            for (j, step) in edge.steps.iter().enumerate() {
+                let ply = src.ply as usize + j;
+                if others.len() <= ply {
+                    others.resize_with(ply + 1, HashMap::default);
+                }
+                let san = SanPlus::from_move_and_play_unchecked(&mut pos, step.m).to_string();
+                if chosen.get(ply).is_some_and(|&m| same_squares(m, step.m)) {
+                    chosen_mass[ply] += p;
+                } else {
+                    let from = (chosen_san.get(ply) == Some(&san))
+                        .then(|| step.m.from().map(|sq| sq.to_string()))
+                        .flatten();
+                    *others[ply].entry((san, from)).or_insert(0.0) += p;
+                }
+            }
+        }
+        PlyPosteriors {
+            chosen_san,
+            chosen: chosen_mass,
+            others,
+        }
+    }
+
+    /// The four likeliest other moves at `ply` of mass 0.001 or more, likeliest first (equal
+    /// ones by SAN).
+    fn alternatives(&self, ply: usize) -> Vec<Alternative> {
+        let san = &self.chosen_san[ply];
+        let mut alternatives: Vec<Alternative> = self
+            .others
+            .get(ply)
+            .map(|m| {
+                m.iter()
+                    .filter(|((s, from), &p)| (s != san || from.is_some()) && p >= 0.001)
+                    .map(|((s, from), &p)| Alternative {
+                        san: s.clone(),
+                        confidence: p.min(1.0),
+                        from: from.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        alternatives.sort_by(|a, b| {
+            b.confidence
+                .total_cmp(&a.confidence)
+                .then(a.san.cmp(&b.san))
+        });
+        alternatives.truncate(4);
+        alternatives
     }
 }
 
