@@ -13,7 +13,7 @@ use shakmaty::{Chess, EnPassantMode, Move, Position};
 use super::camera::{self, Capture, Shot};
 use super::hand::{cross_out, pen_width, scrawl, write_text, Hand, Scripts, TextBox};
 use super::ink::InkLayer;
-use super::layout::{column_titles, Layout};
+use super::layout::{column_titles, Layout, MoveCell};
 use super::rng::Rng;
 use super::transcript::{notation_slip, sample_form, wrong_square, Writer};
 use crate::decode::MovePrior;
@@ -409,12 +409,116 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
     let recorded = written.len();
 
     let px_per_mm = request.dpi / 25.4;
+    let paper = paper_colour(&mut rng);
+    let print_grey = 30.0 + rng.unit() as f32 * 50.0;
+    let form = PrintedForm {
+        layout,
+        lang,
+        px_per_mm,
+        paper,
+        print_grey,
+    };
+    let mut page = print_form(scripts, &form);
+    // The player's writing: header, then the moves.
+    let hand_on_page = HandOnPage {
+        scripts,
+        hand: &hand,
+        px_per_mm,
+    };
+    write_header(&mut page, &hand_on_page, layout, request.game, &mut rng);
+    let cells = layout.move_cells();
+    let MovesWritten {
+        crossed_out,
+        illegible,
+        slips,
+        draw_offer,
+    } = write_moves(&mut page, &hand_on_page, &cells, &entries, &mut rng);
+
+    let capture = request.capture.unwrap_or(if rng.chance(0.5) {
+        Capture::Scan
+    } else {
+        Capture::Photo
+    });
+    let shot: Shot = match capture {
+        Capture::Scan => camera::scan(&page, &mut rng),
+        Capture::Photo => camera::photograph(&page, &mut rng),
+    }
+    .ok_or("the camera's view of the page degenerated")?;
+
+    let cell_truths = cell_truths(&cells, &entries, &shot, px_per_mm);
+
+    let mut san_pos = request.game.start.position.clone();
+    let english = Language::by_code("en").expect("English is a language");
+    let moves_san = request.game.moves[..recorded]
+        .iter()
+        .map(|&m| {
+            let san = san_in(&san_pos, m, english);
+            san_pos.play_unchecked(m);
+            san
+        })
+        .collect();
+    let image_size = [shot.image.width(), shot.image.height()];
+    let truth = SheetTruth {
+        id: request.id.clone(),
+        image: format!("{}.jpg", request.id),
+        language: lang.code.to_string(),
+        layout: layout.name.clone(),
+        style: writer.description.clone(),
+        start_fen: request.game.start.fen(),
+        start_kind: request.game.start_kind.to_string(),
+        moves_san,
+        written,
+        image_size,
+        page_quad: shot.page_quad,
+        cells: cell_truths,
+        flags: SheetFlags {
+            capture: capture.name().to_string(),
+            camera: shot.effects.clone(),
+            hand: match hand.source {
+                super::hand::LetterSource::Glyphs { .. } => "real glyphs".to_string(),
+                super::hand::LetterSource::Font(i) => {
+                    format!("font {}", scripts.fonts[i].name)
+                }
+            },
+            ink: hand.ink,
+            skipped_moves: skipped,
+            crossed_out,
+            illegible,
+            slips,
+            draw_offer,
+        },
+    };
+    Ok(RenderedSheet {
+        image: shot.image,
+        jpeg_quality: shot.jpeg_quality,
+        truth,
+    })
+}
+
+/// What a sheet's printed form looks like: its layout and language (the columns' titles),
+/// its scale, the paper's colour and the grey of the print.
+struct PrintedForm<'a> {
+    layout: &'a Layout,
+    lang: &'a Language,
+    px_per_mm: f32,
+    paper: [f32; 3],
+    print_grey: f32,
+}
+
+/// The blank form: its printed texts, the header's fields and the move blocks with their
+/// rulings, titles and move numbers.
+fn print_form(scripts: &Scripts, form: &PrintedForm) -> RgbImage {
+    let PrintedForm {
+        layout,
+        lang,
+        px_per_mm,
+        paper,
+        print_grey,
+    } = *form;
     let (pw, ph) = (
         (layout.page_mm[0] * px_per_mm).round() as u32,
         (layout.page_mm[1] * px_per_mm).round() as u32,
     );
-    let paper = paper_colour(&mut rng);
-    let print_grey = 30.0 + rng.unit() as f32 * 50.0;
     let mut printer = Printer {
         page: RgbImage::from_pixel(pw, ph, camera::paper_pixel(paper)),
         px_per_mm,
@@ -501,12 +605,32 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
             );
         }
     }
-    let mut page = printer.page;
+    printer.page
+}
 
-    // The player's writing: header, then the moves.
-    let pen = |cap: f32| pen_width(&hand, cap);
+/// A player's hand on a page of `px_per_mm` pixels a millimetre.
+struct HandOnPage<'a> {
+    scripts: &'a Scripts,
+    hand: &'a Hand,
+    px_per_mm: f32,
+}
+
+/// Writes the game's tags (names, date...) into the header's fields, leaving a quarter of
+/// them blank, as players do.
+fn write_header(
+    page: &mut RgbImage,
+    hand_on_page: &HandOnPage,
+    layout: &Layout,
+    game: &SheetGame,
+    rng: &mut Rng,
+) {
+    let HandOnPage {
+        scripts,
+        hand,
+        px_per_mm,
+    } = *hand_on_page;
     for field in &layout.fields {
-        let Some(value) = field.tag.as_deref().and_then(|t| request.game.tag(t)) else {
+        let Some(value) = field.tag.as_deref().and_then(|t| game.tag(t)) else {
             continue;
         };
         if rng.chance(0.25) {
@@ -528,15 +652,39 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
             w as usize + 2,
             (h * 1.6) as usize,
         );
-        write_text(&mut layer, scripts, &hand, &value, area, false, &mut rng);
-        layer.lay_on(&mut page, hand.ink, hand.opacity);
+        write_text(&mut layer, scripts, hand, &value, area, false, rng);
+        layer.lay_on(page, hand.ink, hand.opacity);
     }
-    let cells = layout.move_cells();
+}
+
+/// How the moves were written: cells crossed out and scrawled, moves written with a slip, and
+/// the move a draw was offered with.
+struct MovesWritten {
+    crossed_out: usize,
+    illegible: usize,
+    slips: usize,
+    draw_offer: Option<usize>,
+}
+
+/// Writes every planned entry in its move cell.
+fn write_moves(
+    page: &mut RgbImage,
+    hand_on_page: &HandOnPage,
+    cells: &[MoveCell],
+    entries: &[Entry],
+    rng: &mut Rng,
+) -> MovesWritten {
+    let HandOnPage {
+        scripts,
+        hand,
+        px_per_mm,
+    } = *hand_on_page;
+    let pen = |cap: f32| pen_width(hand, cap);
     let mut crossed_out = 0;
     let mut illegible = 0;
     let mut slips = 0;
     let mut draw_offer = None;
-    for (cell, entry) in cells.iter().zip(&entries) {
+    for (cell, entry) in cells.iter().zip(entries) {
         let [x, y, w, h] = cell.rect_mm.map(|v| v * px_per_mm);
         let area = TextBox {
             x,
@@ -552,7 +700,7 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
         );
         let cap = h * hand.size;
         if entry.scrawl {
-            scrawl(&mut layer, area, pen(cap), &mut rng);
+            scrawl(&mut layer, area, pen(cap), rng);
             illegible += 1;
         } else if let Some(crossed) = &entry.crossed {
             // The wrong move struck out on the left, the right one written after it.
@@ -560,35 +708,25 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
                 width: w * 0.5,
                 ..area
             };
-            if let Some(ink) =
-                write_text(&mut layer, scripts, &hand, crossed, first, false, &mut rng)
-            {
-                cross_out(&mut layer, ink, pen(cap), &mut rng);
+            if let Some(ink) = write_text(&mut layer, scripts, hand, crossed, first, false, rng) {
+                cross_out(&mut layer, ink, pen(cap), rng);
             }
             let second = TextBox {
                 x: x + w * 0.5,
                 width: w * 0.5,
                 ..area
             };
-            write_text(
-                &mut layer,
-                scripts,
-                &hand,
-                &entry.text,
-                second,
-                false,
-                &mut rng,
-            );
+            write_text(&mut layer, scripts, hand, &entry.text, second, false, rng);
             crossed_out += 1;
         } else if !entry.text.is_empty() {
             write_text(
                 &mut layer,
                 scripts,
-                &hand,
+                hand,
                 &entry.text,
                 area,
                 entry.spill,
-                &mut rng,
+                rng,
             );
         }
         if entry
@@ -601,27 +739,31 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
         if entry.effects.contains(&"draw_offer") {
             draw_offer = entry.move_index;
         }
-        layer.lay_on(&mut page, hand.ink, hand.opacity);
+        layer.lay_on(page, hand.ink, hand.opacity);
     }
-
-    let capture = request.capture.unwrap_or(if rng.chance(0.5) {
-        Capture::Scan
-    } else {
-        Capture::Photo
-    });
-    let shot: Shot = match capture {
-        Capture::Scan => camera::scan(&page, &mut rng),
-        Capture::Photo => camera::photograph(&page, &mut rng),
+    MovesWritten {
+        crossed_out,
+        illegible,
+        slips,
+        draw_offer,
     }
-    .ok_or("the camera's view of the page degenerated")?;
+}
 
-    let cell_truths = cells
+/// Each move cell's truth: its ply, its corners and bounding box in the image `shot` made,
+/// what was written in it and how.
+fn cell_truths(
+    cells: &[MoveCell],
+    entries: &[Entry],
+    shot: &Shot,
+    px_per_mm: f32,
+) -> Vec<CellTruth> {
+    cells
         .iter()
         .enumerate()
         .map(|(i, cell)| {
             let [x, y, w, h] = cell.rect_mm.map(|v| v * px_per_mm);
             let quad = [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
-                .map(|(px, py)| camera::to_image(&shot, px, py));
+                .map(|(px, py)| camera::to_image(shot, px, py));
             let (lo_x, hi_x) = min_max(quad.iter().map(|p| p[0]));
             let (lo_y, hi_y) = min_max(quad.iter().map(|p| p[1]));
             let entry = entries.get(i);
@@ -638,54 +780,7 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
                 effects: entry.map(|e| e.effects.clone()).unwrap_or_default(),
             }
         })
-        .collect();
-
-    let mut san_pos = request.game.start.position.clone();
-    let english = Language::by_code("en").expect("English is a language");
-    let moves_san = request.game.moves[..recorded]
-        .iter()
-        .map(|&m| {
-            let san = san_in(&san_pos, m, english);
-            san_pos.play_unchecked(m);
-            san
-        })
-        .collect();
-    let image_size = [shot.image.width(), shot.image.height()];
-    let truth = SheetTruth {
-        id: request.id.clone(),
-        image: format!("{}.jpg", request.id),
-        language: lang.code.to_string(),
-        layout: layout.name.clone(),
-        style: writer.description.clone(),
-        start_fen: request.game.start.fen(),
-        start_kind: request.game.start_kind.to_string(),
-        moves_san,
-        written,
-        image_size,
-        page_quad: shot.page_quad,
-        cells: cell_truths,
-        flags: SheetFlags {
-            capture: capture.name().to_string(),
-            camera: shot.effects.clone(),
-            hand: match hand.source {
-                super::hand::LetterSource::Glyphs { .. } => "real glyphs".to_string(),
-                super::hand::LetterSource::Font(i) => {
-                    format!("font {}", scripts.fonts[i].name)
-                }
-            },
-            ink: hand.ink,
-            skipped_moves: skipped,
-            crossed_out,
-            illegible,
-            slips,
-            draw_offer,
-        },
-    };
-    Ok(RenderedSheet {
-        image: shot.image,
-        jpeg_quality: shot.jpeg_quality,
-        truth,
-    })
+        .collect()
 }
 
 fn min_max(values: impl Iterator<Item = f32>) -> (f32, f32) {
