@@ -83,41 +83,9 @@ pub fn find_blocks(
     printed: &Mask,
     expected_rows: Option<&[u32]>,
 ) -> Result<Vec<TableBlock>, NoTable> {
-    let height = ink.height as f32;
-    let min_vertical = 0.12 * height;
-    let mut long: Vec<VLine> = verticals
-        .iter()
-        .copied()
-        .filter(|v| v.y1 - v.y0 >= min_vertical)
-        .collect();
-    long.sort_by(|a, b| mid_x(a).total_cmp(&mid_x(b)));
-    if long.len() < 3 {
-        return Err(NoTable(format!(
-            "no table: {} long vertical rulings found (a table of moves needs at least 3)",
-            long.len()
-        )));
-    }
-
-    let mut columns = Vec::new();
-    for i in 0..long.len() {
-        let left = &long[i];
-        // The nearest long ruling to the right that runs beside this one.
-        // Both must run along most of the longer one: a stack of handwritten strokes that
-        // happens to align is shorter than the rulings around it.
-        let partner = (i + 1..long.len())
-            .filter(|&j| {
-                let longer = (left.y1 - left.y0).max(long[j].y1 - long[j].y0);
-                overlap(left, &long[j]) >= min_vertical.max(0.6 * longer)
-            })
-            .find(|&j| {
-                let y = (left.y0.max(long[j].y0) + left.y1.min(long[j].y1)) / 2.0;
-                long[j].x_at(y) - left.x_at(y) > 6.0
-            });
-        let Some(j) = partner else { continue };
-        if let Some(column) = column_rows(&long, i, j, horizontals) {
-            columns.push(column);
-        }
-    }
+    let min_vertical = 0.12 * ink.height as f32;
+    let long = long_rulings(verticals, min_vertical)?;
+    let columns = ruled_columns(&long, horizontals, min_vertical);
     if columns.is_empty() {
         return Err(NoTable(format!(
             "no table: {} long vertical and {} horizontal rulings, but no column crossed by \
@@ -126,60 +94,10 @@ pub fn find_blocks(
             horizontals.len()
         )));
     }
-
-    // Tables: chains of columns that share a ruling and whose rows overlap.
-    columns.sort_by(|a, b| mid_x(&long[a.left]).total_cmp(&mid_x(&long[b.left])));
-    let mut tables: Vec<Vec<usize>> = Vec::new();
-    for c in 0..columns.len() {
-        let joined = tables.iter_mut().find(|t| {
-            let last = &columns[*t.last().expect("tables are never empty")];
-            last.right == columns[c].left && rows_overlap(last, &columns[c])
-        });
-        match joined {
-            Some(table) => table.push(c),
-            None => tables.push(vec![c]),
-        }
-    }
-
-    let mut blocks = Vec::new();
-    for table in &tables {
-        let cols: Vec<&Column> = table.iter().map(|&c| &columns[c]).collect();
-        // The column with the longest run gives the table its rows.
-        let reference = cols
-            .iter()
-            .max_by_key(|c| c.run.len())
-            .expect("tables are never empty");
-        let widest = cols.iter().map(|c| c.width).fold(0.0, f32::max);
-        let narrow = |c: &Column| c.width < 0.55 * widest;
-        let mut i = 0;
-        while i < cols.len() {
-            let (number, white, taken) = if narrow(cols[i])
-                && i + 2 < cols.len()
-                && !narrow(cols[i + 1])
-                && !narrow(cols[i + 2])
-            {
-                (Some(i), i + 1, 3)
-            } else if !narrow(cols[i]) && i + 1 < cols.len() && !narrow(cols[i + 1]) {
-                (None, i, 2)
-            } else {
-                i += 1;
-                continue;
-            };
-            i += taken;
-            let number_column = number.map(|n| [long[cols[n].left], long[cols[n].right]]);
-            let move_columns = [
-                long[cols[white].left],
-                long[cols[white].right],
-                long[cols[white + 1].right],
-            ];
-            blocks.push(TableBlock {
-                rows: reference.run.clone(),
-                number_column,
-                move_columns,
-                first_move: 1,
-            });
-        }
-    }
+    let mut blocks: Vec<TableBlock> = tables_of(&columns)
+        .iter()
+        .flat_map(|table| move_blocks(table, &columns, &long))
+        .collect();
     let completed = complete_by_analogy(&blocks, &columns, &long, ink);
     blocks.extend(completed);
     for block in &mut blocks {
@@ -208,6 +126,110 @@ pub fn find_blocks(
         next += block.row_count() as u32;
     }
     Ok(blocks)
+}
+
+/// The vertical rulings at least `min_vertical` pixels long, left to right; an error when
+/// there are fewer than a table of moves needs.
+fn long_rulings(verticals: &[VLine], min_vertical: f32) -> Result<Vec<VLine>, NoTable> {
+    let mut long: Vec<VLine> = verticals
+        .iter()
+        .copied()
+        .filter(|v| v.y1 - v.y0 >= min_vertical)
+        .collect();
+    long.sort_by(|a, b| mid_x(a).total_cmp(&mid_x(b)));
+    if long.len() < 3 {
+        return Err(NoTable(format!(
+            "no table: {} long vertical rulings found (a table of moves needs at least 3)",
+            long.len()
+        )));
+    }
+    Ok(long)
+}
+
+/// The columns between each long ruling (`long`, left to right) and the nearest one to its
+/// right that runs beside it, where evenly spaced rows cross them; left to right.
+fn ruled_columns(long: &[VLine], horizontals: &[HLine], min_vertical: f32) -> Vec<Column> {
+    let mut columns = Vec::new();
+    for i in 0..long.len() {
+        let left = &long[i];
+        // The nearest long ruling to the right that runs beside this one.
+        // Both must run along most of the longer one: a stack of handwritten strokes that
+        // happens to align is shorter than the rulings around it.
+        let partner = (i + 1..long.len())
+            .filter(|&j| {
+                let longer = (left.y1 - left.y0).max(long[j].y1 - long[j].y0);
+                overlap(left, &long[j]) >= min_vertical.max(0.6 * longer)
+            })
+            .find(|&j| {
+                let y = (left.y0.max(long[j].y0) + left.y1.min(long[j].y1)) / 2.0;
+                long[j].x_at(y) - left.x_at(y) > 6.0
+            });
+        let Some(j) = partner else { continue };
+        if let Some(column) = column_rows(long, i, j, horizontals) {
+            columns.push(column);
+        }
+    }
+    columns.sort_by(|a, b| mid_x(&long[a.left]).total_cmp(&mid_x(&long[b.left])));
+    columns
+}
+
+/// Tables: chains of columns (indices into `columns`, left to right) that share a ruling and
+/// whose rows overlap.
+fn tables_of(columns: &[Column]) -> Vec<Vec<usize>> {
+    let mut tables: Vec<Vec<usize>> = Vec::new();
+    for c in 0..columns.len() {
+        let joined = tables.iter_mut().find(|t| {
+            let last = &columns[*t.last().expect("tables are never empty")];
+            last.right == columns[c].left && rows_overlap(last, &columns[c])
+        });
+        match joined {
+            Some(table) => table.push(c),
+            None => tables.push(vec![c]),
+        }
+    }
+    tables
+}
+
+/// The blocks of moves of one table (its columns, indices into `columns`): each White | Black
+/// pair of wide columns, with the narrow column of move numbers before it if there is one,
+/// takes its rows from the table's column with the longest run of rows.
+fn move_blocks(table: &[usize], columns: &[Column], long: &[VLine]) -> Vec<TableBlock> {
+    let cols: Vec<&Column> = table.iter().map(|&c| &columns[c]).collect();
+    let Some(reference) = cols.iter().max_by_key(|c| c.run.len()) else {
+        return Vec::new();
+    };
+    let widest = cols.iter().map(|c| c.width).fold(0.0, f32::max);
+    let narrow = |c: &Column| c.width < 0.55 * widest;
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < cols.len() {
+        let (number, white, taken) = if narrow(cols[i])
+            && i + 2 < cols.len()
+            && !narrow(cols[i + 1])
+            && !narrow(cols[i + 2])
+        {
+            (Some(i), i + 1, 3)
+        } else if !narrow(cols[i]) && i + 1 < cols.len() && !narrow(cols[i + 1]) {
+            (None, i, 2)
+        } else {
+            i += 1;
+            continue;
+        };
+        i += taken;
+        let number_column = number.map(|n| [long[cols[n].left], long[cols[n].right]]);
+        let move_columns = [
+            long[cols[white].left],
+            long[cols[white].right],
+            long[cols[white + 1].right],
+        ];
+        blocks.push(TableBlock {
+            rows: reference.run.clone(),
+            number_column,
+            move_columns,
+            first_move: 1,
+        });
+    }
+    blocks
 }
 
 /// The vertical rulings with the pieces of one ruling joined: a ruling broken where heavy
