@@ -358,29 +358,84 @@ pub fn run(
         .collect();
 
     // The database and the counts cover every finished game of the shard, this run's or not.
-    let (mut pgn, mut moves, mut flagged) = (String::new(), 0, 0);
-    let (mut set_aside, mut torn_pages, mut turned_pages) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut start_doubts, mut descriptive) = (Vec::new(), Vec::new());
-    for game in &mine {
-        let Ok(text) = std::fs::read_to_string(result_path(game)) else {
-            continue;
-        };
-        let Ok(json) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
-        moves += json["moves"].as_array().map_or(0, Vec::len);
-        flagged += json["flagged"].as_u64().unwrap_or(0) as usize;
+    let finished = Finished::of(&mine, result_path);
+    let suffix = if shard.count > 1 {
+        format!(".{}-of-{}", shard.index, shard.count)
+    } else {
+        String::new()
+    };
+    write_atomically(
+        &out.join(format!("games{suffix}.pgn")),
+        finished.pgn.as_bytes(),
+    )
+    .map_err(BatchError)?;
+    let summary = BatchSummary {
+        games: mine.len(),
+        read: todo.len() - failures.len(),
+        skipped: mine.len() - todo.len(),
+        moves: finished.moves,
+        flagged: finished.flagged,
+        failures,
+        set_aside: finished.set_aside,
+        torn_pages: finished.torn_pages,
+        turned_pages: finished.turned_pages,
+        start_doubts: finished.start_doubts,
+        descriptive: finished.descriptive,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let text = serde_json::to_string_pretty(&summary.to_json()).unwrap_or_default() + "\n";
+    write_atomically(&out.join(format!("_summary{suffix}.json")), text.as_bytes())
+        .map_err(BatchError)?;
+    Ok(summary)
+}
+
+/// What the finished games of a shard add up to: the PGN database of them all, and the
+/// counts and lists of the summary ([`BatchSummary`]).
+#[derive(Default)]
+struct Finished {
+    pgn: String,
+    moves: usize,
+    flagged: usize,
+    set_aside: Vec<(String, String)>,
+    torn_pages: Vec<String>,
+    turned_pages: Vec<(String, f64)>,
+    start_doubts: Vec<String>,
+    descriptive: Vec<String>,
+}
+
+impl Finished {
+    /// Adds up the JSON of every game of `games` that has one (at `result_path(game)`): a game
+    /// whose JSON is missing or unreadable has not finished.
+    fn of(games: &[&BatchGame], result_path: impl Fn(&BatchGame) -> PathBuf) -> Finished {
+        let mut finished = Finished::default();
+        for game in games {
+            let json = std::fs::read_to_string(result_path(game))
+                .ok()
+                .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+            if let Some(json) = json {
+                finished.add(game, &json);
+            }
+        }
+        finished
+    }
+
+    /// Adds `game`, from its JSON.
+    fn add(&mut self, game: &BatchGame, json: &Value) {
+        let first_page = || game.pages[0].display().to_string();
+        self.moves += json["moves"].as_array().map_or(0, Vec::len);
+        self.flagged += json["flagged"].as_u64().unwrap_or(0) as usize;
         if let Some(error) = json["set_aside"]["error"].as_str() {
-            set_aside.push((game.pages[0].display().to_string(), error.to_string()));
+            self.set_aside.push((first_page(), error.to_string()));
         }
         if json["start_doubt"].is_string() {
-            start_doubts.push(game.pages[0].display().to_string());
+            self.start_doubts.push(first_page());
         }
         if json["notation"] == "descriptive" {
-            descriptive.push(game.pages[0].display().to_string());
+            self.descriptive.push(first_page());
         }
         if let Some(pages) = json["torn_pages"].as_array() {
-            torn_pages.extend(pages.iter().filter_map(Value::as_str).map(String::from));
+            let torn = pages.iter().filter_map(Value::as_str).map(String::from);
+            self.torn_pages.extend(torn);
         }
         if let (Some(pages), Some(turns)) = (
             json["pages"].as_array(),
@@ -389,41 +444,16 @@ pub fn run(
             for (page, degrees) in pages.iter().zip(turns) {
                 if let (Some(page), Some(degrees)) = (page.as_str(), degrees.as_f64()) {
                     if degrees != 0.0 {
-                        turned_pages.push((page.to_string(), degrees));
+                        self.turned_pages.push((page.to_string(), degrees));
                     }
                 }
             }
         }
         if let Some(game_pgn) = json["pgn"].as_str() {
-            pgn.push_str(game_pgn.trim_end());
-            pgn.push_str("\n\n");
+            self.pgn.push_str(game_pgn.trim_end());
+            self.pgn.push_str("\n\n");
         }
     }
-    let suffix = if shard.count > 1 {
-        format!(".{}-of-{}", shard.index, shard.count)
-    } else {
-        String::new()
-    };
-    write_atomically(&out.join(format!("games{suffix}.pgn")), pgn.as_bytes())
-        .map_err(BatchError)?;
-    let summary = BatchSummary {
-        games: mine.len(),
-        read: todo.len() - failures.len(),
-        skipped: mine.len() - todo.len(),
-        moves,
-        flagged,
-        failures,
-        set_aside,
-        torn_pages,
-        turned_pages,
-        start_doubts,
-        descriptive,
-        seconds: started.elapsed().as_secs_f64(),
-    };
-    let text = serde_json::to_string_pretty(&summary.to_json()).unwrap_or_default() + "\n";
-    write_atomically(&out.join(format!("_summary{suffix}.json")), text.as_bytes())
-        .map_err(BatchError)?;
-    Ok(summary)
 }
 
 /// One game's JSON (its copy read as evidence for the same plies), with the Event tag naming
