@@ -136,9 +136,13 @@ fn parse_args() -> Result<Args, String> {
 /// same game: a ply the two decodings disagree on is wrong in at least one of them, whatever
 /// the game was. Prints how often they agree, how often both were sure and disagreed, and
 /// what reading both sheets together (`decode_both_sheets`) leaves to review.
-fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
+fn print_copies_agreement(
+    games: &[HcsGame],
+    decoded: &[(&[String], Game)],
+    config: &DecoderConfig,
+) {
     let english = LanguageChoice::Fixed(Language::by_code("en").expect("English is a language"));
-    let (config, start) = (DecoderConfig::default(), StartPosition::standard());
+    let start = StartPosition::standard();
     let pairs: Vec<(usize, usize)> = (0..games.len())
         .filter_map(|i| {
             let j = games
@@ -162,13 +166,16 @@ fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
                 typed(&games[j]),
                 &start,
                 english,
-                &config,
+                config,
                 &priors,
             )
         })
         .collect();
     let (mut same_games, mut plies, mut agreed, mut both_sure, mut sure_apart) = (0, 0, 0, 0, 0);
     let (mut fused_moves, mut fused_flagged, mut sheet_plies, mut sheet_as_fused) = (0, 0, 0, 0);
+    // Flags of each sheet alone, and those of them for a doubtful stretch, on the plies both
+    // decoded: how many, and how many where the other sheet's decoding differs.
+    let (mut flags, mut stretch_flags) = (FlagsOnDiffering::default(), FlagsOnDiffering::default());
     for (&(i, j), together) in pairs.iter().zip(&fused) {
         let (a, b) = (&decoded[i].1.moves, &decoded[j].1.moves);
         let common = a.len().min(b.len());
@@ -177,9 +184,14 @@ fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
         agreed += same;
         same_games += usize::from(same == common);
         for p in 0..common {
+            let differ = a[p].uci != b[p].uci;
             if !a[p].flagged && !b[p].flagged {
                 both_sure += 1;
-                sure_apart += usize::from(a[p].uci != b[p].uci);
+                sure_apart += usize::from(differ);
+            }
+            for m in [&a[p], &b[p]] {
+                flags.count(m.flagged, differ);
+                stretch_flags.count(m.in_doubtful_stretch, differ);
             }
         }
         fused_moves += together.moves.len();
@@ -199,10 +211,36 @@ fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
         pct(sure_apart, both_sure)
     );
     println!(
+        "  flags of each sheet alone: {} of {} plies ({:.2}%), {} of them where the other sheet decodes differently ({:.1}%; {:.1}% of the plies differ); for a doubtful stretch {}, {} of them ({:.1}%)",
+        flags.flagged,
+        2 * plies,
+        pct(flags.flagged, 2 * plies),
+        flags.on_differing,
+        pct(flags.on_differing, flags.flagged),
+        pct(plies - agreed, plies),
+        stretch_flags.flagged,
+        stretch_flags.on_differing,
+        pct(stretch_flags.on_differing, stretch_flags.flagged)
+    );
+    println!(
         "  both sheets read together: {fused_flagged} of {fused_moves} moves flagged ({:.2}%); each sheet alone decodes {:.2}% of its plies as the two together do",
         pct(fused_flagged, fused_moves),
         pct(sheet_as_fused, sheet_plies)
     );
+}
+
+/// Flags counted against the plies where the two players' sheets decode differently.
+#[derive(Default)]
+struct FlagsOnDiffering {
+    flagged: usize,
+    on_differing: usize,
+}
+
+impl FlagsOnDiffering {
+    fn count(&mut self, flagged: bool, differ: bool) {
+        self.flagged += usize::from(flagged);
+        self.on_differing += usize::from(flagged && differ);
+    }
 }
 
 /// The rates at which the HCS players wrote a wrong rank or file, for the typed channel's
@@ -212,21 +250,20 @@ fn print_copies_agreement(games: &[HcsGame], decoded: &[(&[String], Game)]) {
 /// pair (true, written) is counted. A category's rate is the mean over its ordered pairs of
 /// the share of cells with that true rank (file) written with that other one; its cost is
 /// the rate's negative log.
-fn hcs_slips(path: &std::path::Path) -> Result<(), String> {
+fn hcs_slips(path: &std::path::Path, config: &DecoderConfig) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let games = read_hcs_tags(&text)?;
     let english = Language::by_code("en").expect("English is a language");
-    let config = DecoderConfig::default();
     let start = StartPosition::standard();
     let decoded: Vec<(&[String], Game)> = games
         .par_iter()
         .map(|game| {
             let typed: Vec<TypedCell> = game.cells.iter().map(|t| TypedCell::new(t)).collect();
-            let decoded = decode(&typed, &start, LanguageChoice::Fixed(english), &config);
+            let decoded = decode(&typed, &start, LanguageChoice::Fixed(english), config);
             (game.cells.as_slice(), decoded)
         })
         .collect();
-    print_copies_agreement(&games, &decoded);
+    print_copies_agreement(&games, &decoded, config);
     let square_of = |s: &str| -> Option<(u8, u8)> {
         let b = s.as_bytes();
         (1..b.len())
@@ -657,6 +694,19 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let mut config = DecoderConfig::default();
+    for (name, value) in &args.overrides {
+        if let Err(e) = config.set(name, *value) {
+            eprintln!("error: --set: {e}");
+            std::process::exit(2);
+        }
+    }
+    if let Some(w) = args.beam {
+        // A search near exhaustive, to tell search errors from model errors.
+        config.beam_width = w;
+        config.beam_margin = 60.0;
+        config.repair_from_best = 6;
+    }
     if let Some((dir, out)) = &args.make_book {
         if let Err(e) = make_book(dir, out) {
             eprintln!("error: {e}");
@@ -672,7 +722,7 @@ fn main() {
         return;
     }
     if let Some(path) = &args.hcs_slips {
-        if let Err(e) = hcs_slips(path) {
+        if let Err(e) = hcs_slips(path, &config) {
             eprintln!("error: {}: {e}", path.display());
             std::process::exit(1);
         }
@@ -702,19 +752,6 @@ fn main() {
         args.games,
         args.seed
     );
-    let mut config = DecoderConfig::default();
-    for (name, value) in &args.overrides {
-        if let Err(e) = config.set(name, *value) {
-            eprintln!("error: --set: {e}");
-            std::process::exit(2);
-        }
-    }
-    if let Some(w) = args.beam {
-        // A search near exhaustive, to tell search errors from model errors.
-        config.beam_width = w;
-        config.beam_margin = 60.0;
-        config.repair_from_best = 6;
-    }
     let start = StartPosition::standard();
     let mut overall_by_level = Vec::new();
     for noise in Noise::ALL.iter().filter(|n| args.levels.contains(&n.name)) {

@@ -143,6 +143,11 @@ pub struct DecoderConfig {
     /// this many nats (`Td1` where both rooks may go) are flagged: the record does not say
     /// which piece moved, and only the rest of the game or the prior chose. Negative: off.
     pub flag_written_alike_within: f32,
+    /// A move with at least `flag_stretch_flagged` flagged moves among the
+    /// `flag_stretch_plies` plies on either side of it is flagged too
+    /// ([`mark_doubtful_stretches`](crate::decode::mark_doubtful_stretches)); 0: off.
+    pub flag_stretch_plies: usize,
+    pub flag_stretch_flagged: usize,
     /// When the language is not given: how many languages, best by their piece letters, are
     /// decoded in full.
     pub language_finalists: usize,
@@ -265,6 +270,15 @@ impl Default for DecoderConfig {
             flag_below: 0.85,
             flag_fit_below: -6.5,
             flag_written_alike_within: 1.0,
+            // Typed, heavy noise, seed 1: unflagged moves with 0 / 2 / 4 / 6 or more flagged
+            // moves within 8 plies were 0.7 / 2.5 / 6.9 / 19.3% wrong (5 or more: 102 of 691
+            // wrong, while the whole lattice put them at 0.99 and over); at medium 19 moves had
+            // 5 or more, none wrong. 5 within 8 flagged 10.8% of the HCS players' moves (the
+            // test `what_real_players_wrote_leaves_few_moves_to_review` holds it under 9%),
+            // 6 within 8 9.9%, 5 within 5 8.9%; on the HCS pairs, 39 / 54 / 60% of the moves
+            // each flags fall where the other player's sheet decodes differently.
+            flag_stretch_plies: 5,
+            flag_stretch_flagged: 5,
             language_finalists: 3,
             language_margin: 12.0,
             language_abandon: 30.0,
@@ -437,6 +451,8 @@ impl DecoderConfig {
             "flag_below" => self.flag_below = value,
             "flag_fit_below" => self.flag_fit_below = value,
             "flag_written_alike_within" => self.flag_written_alike_within = value,
+            "flag_stretch_plies" => self.flag_stretch_plies = count,
+            "flag_stretch_flagged" => self.flag_stretch_flagged = count,
             "language_finalists" => self.language_finalists = count,
             "language_margin" => self.language_margin = value,
             "language_abandon" => self.language_abandon = value,

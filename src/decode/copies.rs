@@ -8,8 +8,8 @@ use std::cmp::Ordering;
 use shakmaty::Move;
 
 use super::{
-    decode_along, decode_remembering, mark_sheets_differ, mark_written_alike, CellEvidence,
-    DecoderConfig, Game, LanguageChoice, PriorMemo,
+    decode_along, decode_remembering, mark_doubtful_stretches, mark_sheets_differ,
+    mark_written_alike, CellEvidence, DecoderConfig, Game, LanguageChoice, PriorMemo,
 };
 use crate::notation::Language;
 use crate::start::StartPosition;
@@ -504,6 +504,7 @@ pub fn decode_both_sheets<E: CellEvidence + Clone>(
     }
     mark_sheets_differ(&mut game, &fused, &fused_config);
     mark_written_alike(&mut game, &fused, &fused_config);
+    mark_doubtful_stretches(&mut game, &fused_config);
     game
 }
 

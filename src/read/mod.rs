@@ -11,9 +11,9 @@ use shakmaty::{Color, Position};
 
 pub use crate::decode::WhichSheet;
 use crate::decode::{
-    decode_remembering, likelier_again, mark_sheets_differ, mark_written_alike, CellEvidence,
-    CopiesAligned, DecodedMove, DecoderConfig, Game, LanguageChoice, OnBothSheets, PriorMemo,
-    TypedCell,
+    decode_remembering, likelier_again, mark_doubtful_stretches, mark_sheets_differ,
+    mark_written_alike, CellEvidence, CopiesAligned, DecodedMove, DecoderConfig, Game,
+    LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
 };
 use crate::notation::{looks_descriptive, names_algebraic_square, Language, Notation};
 use crate::page::crop::reading_crops;
@@ -363,6 +363,7 @@ pub fn read_game(
     let as_read = as_read.as_ref().unwrap_or(&evidence);
     let start_doubt = doubted_start(&game, &cells, &options.start);
     flag_faint_readings(&mut game, &cells);
+    mark_doubtful_stretches(&mut game, &decoder);
     for (cell, reading) in cells.iter_mut().zip(as_read) {
         let language = match sheet_of(cell) {
             WhichSheet::Own => game.language,

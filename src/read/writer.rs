@@ -382,6 +382,7 @@ mod tests {
                     written_copy: None,
                     sheets_differ: None,
                     written_alike: None,
+                    in_doubtful_stretch: false,
                     kind: StepKind::Written,
                     draw_offer: false,
                 }

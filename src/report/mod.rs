@@ -82,6 +82,9 @@ pub fn review_note(m: &DecodedMove) -> String {
             "the sheet does not say which piece moved: it reads as {rival} as well"
         ));
     }
+    if m.in_doubtful_stretch {
+        parts.push("most moves around it are in doubt".to_string());
+    }
     parts.push(format!("confidence {}", percent(m.confidence)));
     if !m.alternatives.is_empty() {
         let alts: Vec<String> = m
@@ -235,6 +238,9 @@ pub fn move_json(m: &DecodedMove) -> Value {
     }
     if let Some(rival) = &m.written_alike {
         entry["written_alike"] = json!(rival);
+    }
+    if m.in_doubtful_stretch {
+        entry["doubtful_stretch"] = json!(true);
     }
     entry
 }
