@@ -276,7 +276,9 @@ impl Default for DecoderConfig {
             // 5 or more, none wrong. 5 within 8 flagged 10.8% of the HCS players' moves (the
             // test `what_real_players_wrote_leaves_few_moves_to_review` holds it under 9%),
             // 6 within 8 9.9%, 5 within 5 8.9%; on the HCS pairs, 39 / 54 / 60% of the moves
-            // each flags fall where the other player's sheet decodes differently.
+            // each flags fall where the other player's sheet decodes differently (counting
+            // plies past the shorter decoding as differing; 57% for 5 within 5 on the plies
+            // both decode, as `decode-bench --hcs-slips` counts).
             flag_stretch_plies: 5,
             flag_stretch_flagged: 5,
             language_finalists: 3,

@@ -870,8 +870,9 @@ pub fn mark_written_alike<E: CellEvidence>(game: &mut Game, cells: &[E], config:
 /// misreadings, and a beam that kept only that world is sure of moves it has no rival for.
 /// On real writing such flags are where doubt is: of the HCS games whose two players' sheets
 /// were both transcribed, each sheet decoded alone, these flags fall on a ply where the other
-/// sheet decodes differently (so one of the two is wrong) 60% of the time, where the
-/// decoder's other flags do 35% and unflagged moves 8%. A review step after decoding, as
+/// sheet decodes differently (so one of the two is wrong) 57% of the time, where the
+/// decoder's other flags do 35% and unflagged moves 7% (`decode-bench --hcs-slips`). A review
+/// step after decoding, as
 /// [`mark_written_alike`] is.
 pub fn mark_doubtful_stretches(game: &mut Game, config: &DecoderConfig) {
     if config.flag_stretch_flagged == 0 {
