@@ -14,7 +14,7 @@ use scoresheet::decode::{decode_along, search_loss, Calibration, CellEvidence, D
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{read_game, CellReading, GameRead, NotationChoice, ReadOptions};
+use scoresheet::read::{read_game, CellReading, GameRead, NotationChoice, ReadError, ReadOptions};
 use scoresheet::recognize::ctc::latin_lookalike;
 use scoresheet::recognize::{
     crop_cells, read_crops, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
@@ -684,53 +684,47 @@ fn generated_sheets(
         folder.display(),
         truths.len()
     );
-    #[derive(Default)]
-    struct Count {
-        sheets: usize,
-        plies: usize,
-        right: usize,
-        flagged: usize,
-        flagged_right: usize,
-        exact_games: usize,
-    }
-    /// One sheet's moves: right, flagged, and flagged but right.
-    #[derive(Clone, Copy)]
-    struct Tally {
-        right: usize,
-        flagged: usize,
-        flagged_right: usize,
-    }
-    impl Count {
-        fn add(&mut self, plies: usize, tally: Tally) {
-            self.sheets += 1;
-            self.plies += plies;
-            self.right += tally.right;
-            self.flagged += tally.flagged;
-            self.flagged_right += tally.flagged_right;
-            self.exact_games += usize::from(tally.right == plies);
-        }
-    }
-    let mut groups: BTreeMap<String, Count> = BTreeMap::new();
-    // Sheets with the other player's copy beside them (`scoresheet-synth --copies`): read
-    // alone and with the copy.
-    let (mut alone, mut paired) = (Count::default(), Count::default());
-    // Seconds each sheet took, with its name.
-    let mut timed: Vec<(f64, String)> = Vec::new();
-    // Cells the page stage found on the sheets read alone, and crops the reader read.
-    let (mut cells_found, mut crops_read) = (0usize, 0usize);
-    let mut sorted_errors = ErrorSort::default();
-    // The confidences of the moves of the sheets read alone.
-    let mut calibration = Calibration::default();
+    let mut results = SetResults::default();
+    let shown = Shown {
+        errors: show_errors,
+        per_sheet,
+    };
     for path in &truths {
+        read_generated_sheet(path, folder, reader, options, shown, &mut results)?;
+    }
+    results.print(show_errors);
+    Ok(())
+}
+
+/// What `generated_sheets` prints of each sheet besides the set's figures.
+#[derive(Clone, Copy)]
+struct Shown {
+    /// Each sheet read with an error, ply by ply (`--show-errors`).
+    errors: bool,
+    /// Each sheet's line (`--per-sheet`).
+    per_sheet: bool,
+}
+
+/// A generated sheet's truth (`scoresheet-synth`'s JSON beside the image): the game's start,
+/// its moves in UCI, and each move with the position before it and its SAN.
+struct SheetTruth {
+    json: serde_json::Value,
+    start: StartPosition,
+    played: Vec<String>,
+    game: Vec<(Chess, Move, String)>,
+}
+
+impl SheetTruth {
+    fn load(path: &Path) -> Result<SheetTruth, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let truth: serde_json::Value =
+        let json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let start = StartPosition::from_fen(truth["start_fen"].as_str().unwrap_or(""))
+        let start = StartPosition::from_fen(json["start_fen"].as_str().unwrap_or(""))
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let mut position = start.position.clone();
         let mut played = Vec::new();
-        let mut true_game = Vec::new();
-        for san in truth["moves_san"].as_array().into_iter().flatten() {
+        let mut game = Vec::new();
+        for san in json["moves_san"].as_array().into_iter().flatten() {
             let m = san
                 .as_str()
                 .unwrap_or("")
@@ -739,124 +733,57 @@ fn generated_sheets(
                 .and_then(|s| s.to_move(&position).ok())
                 .ok_or(format!("{}: bad move {san}", path.display()))?;
             played.push(m.to_uci(start.castling_mode).to_string());
-            true_game.push((position.clone(), m, san.as_str().unwrap_or("").to_string()));
+            game.push((position.clone(), m, san.as_str().unwrap_or("").to_string()));
             position.play_unchecked(m);
         }
-        let image = folder.join(truth["image"].as_str().unwrap_or(""));
-        let started = Instant::now();
-        let crops_before = reader.crops_read();
-        let sheet = Sheet::open(&image).map_err(|e| e.to_string())?;
-        let read = read_game(
-            std::slice::from_ref(&sheet),
-            &[],
-            reader,
-            &ReadOptions {
-                start: start.clone(),
-                ..options.clone()
-            },
-        );
-        let stem = image.file_stem().unwrap_or_default().to_string_lossy();
-        timed.push((started.elapsed().as_secs_f64(), stem.to_string()));
-        crops_read += reader.crops_read() - crops_before;
-        if let Ok(read) = &read {
-            cells_found += read.pages.iter().map(|p| p.cells.len()).sum::<usize>();
-        }
-        let score = |read: &Result<GameRead, _>| match read {
-            Ok(read) => {
-                // Judged over the plies played: a ply the decoded game lacks is flagged
-                // (nothing to trust there), and decoded plies beyond the game are not counted.
-                let judged: Vec<(bool, bool)> = played
-                    .iter()
-                    .enumerate()
-                    .map(|(ply, uci)| {
-                        let decoded = read.game.moves.get(ply);
-                        (
-                            decoded.is_some_and(|m| *uci == m.uci),
-                            decoded.is_none_or(|m| m.flagged),
-                        )
-                    })
-                    .collect();
-                Tally {
-                    right: judged.iter().filter(|(right, _)| *right).count(),
-                    flagged: judged.iter().filter(|(_, flagged)| *flagged).count(),
-                    flagged_right: judged.iter().filter(|&&(r, f)| r && f).count(),
-                }
-            }
-            Err(_) => Tally {
+        Ok(SheetTruth {
+            json,
+            start,
+            played,
+            game,
+        })
+    }
+
+    /// The read game's moves judged over the plies played: a ply the decoded game lacks is
+    /// flagged (nothing to trust there), and decoded plies beyond the game are not counted.
+    fn judge(&self, read: &Result<GameRead, ReadError>) -> SheetTally {
+        let Ok(read) = read else {
+            return SheetTally {
                 right: 0,
-                flagged: played.len(),
+                flagged: self.played.len(),
                 flagged_right: 0,
-            },
-        };
-        let tally = score(&read);
-        let right = tally.right;
-        if let Ok(read) = &read {
-            for (uci, decoded) in played.iter().zip(&read.game.moves) {
-                calibration.add(decoded.confidence, *uci == decoded.uci);
-            }
-        }
-        if per_sheet {
-            let (seconds, name) = timed.last().map_or((0.0, ""), |(s, n)| (*s, n.as_str()));
-            let notation = read
-                .as_ref()
-                .map_or("not read", |read| read.notation.name());
-            println!(
-                "  {name:<28} {right:>3} of {:>3} plies right  {:>3} flagged  {seconds:>6.2} s  {notation}",
-                played.len(),
-                tally.flagged
-            );
-        }
-        if let (true, Ok(read)) = (show_errors && right < played.len(), &read) {
-            let code = truth["language"].as_str().unwrap_or("en");
-            let language = Language::by_code(code).ok_or(format!("no language {code}"))?;
-            println!("  {}", image.display());
-            let on_page = read.cells.len().min(true_game.len());
-            let options = ReadOptions {
-                start: start.clone(),
-                ..options.clone()
             };
-            let search_lost = print_decoding(read, &true_game[..on_page], language, &options);
-            sorted_errors.add(search_lost, played.len() - right);
+        };
+        let judged: Vec<(bool, bool)> = self
+            .played
+            .iter()
+            .enumerate()
+            .map(|(ply, uci)| {
+                let decoded = read.game.moves.get(ply);
+                (
+                    decoded.is_some_and(|m| *uci == m.uci),
+                    decoded.is_none_or(|m| m.flagged),
+                )
+            })
+            .collect();
+        SheetTally {
+            right: judged.iter().filter(|(right, _)| *right).count(),
+            flagged: judged.iter().filter(|(_, flagged)| *flagged).count(),
+            flagged_right: judged.iter().filter(|&&(r, f)| r && f).count(),
         }
-        let copy_path = path.with_file_name(format!(
-            "{}{COPY_SUFFIX}",
-            path.file_stem().unwrap_or_default().to_string_lossy()
-        ));
-        if copy_path.is_file() {
-            let text = std::fs::read_to_string(&copy_path)
-                .map_err(|e| format!("{}: {e}", copy_path.display()))?;
-            let copy_truth: serde_json::Value =
-                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", copy_path.display()))?;
-            let copy_image = folder.join(copy_truth["image"].as_str().unwrap_or(""));
-            let both = read_game(
-                std::slice::from_ref(&sheet),
-                &[Sheet::open(&copy_image).map_err(|e| e.to_string())?],
-                reader,
-                &ReadOptions {
-                    start: start.clone(),
-                    ..options.clone()
-                },
-            );
-            let with_copy = score(&both);
-            if show_errors && with_copy.right != tally.right {
-                println!(
-                    "  {}: {} of {} plies right alone, {} with the copy",
-                    image.display(),
-                    tally.right,
-                    played.len(),
-                    with_copy.right
-                );
-            }
-            alone.add(played.len(), tally);
-            paired.add(played.len(), with_copy);
-        }
-        for key in [
-            format!("lang {}", truth["language"].as_str().unwrap_or("?")),
-            format!("layout {}", truth["layout"].as_str().unwrap_or("?")),
+    }
+
+    /// The groups a sheet's figures count in: its language, layout, hand, the notation it
+    /// was read in, and all sheets.
+    fn groups(&self, read: &Result<GameRead, ReadError>) -> [String; 5] {
+        let json = &self.json;
+        [
+            format!("lang {}", json["language"].as_str().unwrap_or("?")),
+            format!("layout {}", json["layout"].as_str().unwrap_or("?")),
             // The hand: the glyph samples' writers (`real glyphs`) or one of the validation
             // fonts no reader was trained on (models/README.md); on seeds 99 and 102 the
             // fonts' sheets hold about half the errors.
-            format!("hand {}", truth["flags"]["hand"].as_str().unwrap_or("?")),
+            format!("hand {}", json["flags"]["hand"].as_str().unwrap_or("?")),
             // The notation the sheet was read in (told from its cells unless --algebraic).
             format!(
                 "read as {}",
@@ -864,54 +791,211 @@ fn generated_sheets(
                     .map_or("(not read)", |read| read.notation.name())
             ),
             "all".to_string(),
-        ] {
-            groups.entry(key).or_default().add(played.len(), tally);
+        ]
+    }
+}
+
+/// One sheet's moves: right, flagged, and flagged but right.
+#[derive(Clone, Copy)]
+struct SheetTally {
+    right: usize,
+    flagged: usize,
+    flagged_right: usize,
+}
+
+/// Sheets' moves added up.
+#[derive(Default)]
+struct SheetsCount {
+    sheets: usize,
+    plies: usize,
+    right: usize,
+    flagged: usize,
+    flagged_right: usize,
+    exact_games: usize,
+}
+
+impl SheetsCount {
+    fn add(&mut self, plies: usize, tally: SheetTally) {
+        self.sheets += 1;
+        self.plies += plies;
+        self.right += tally.right;
+        self.flagged += tally.flagged;
+        self.flagged_right += tally.flagged_right;
+        self.exact_games += usize::from(tally.right == plies);
+    }
+}
+
+/// What a folder of generated sheets adds up to.
+#[derive(Default)]
+struct SetResults {
+    /// The sheets' moves by language, layout, hand, notation, and all.
+    groups: BTreeMap<String, SheetsCount>,
+    /// Sheets with the other player's copy beside them (`scoresheet-synth --copies`): read
+    /// alone and with the copy.
+    alone: SheetsCount,
+    paired: SheetsCount,
+    /// Seconds each sheet took, with its name.
+    timed: Vec<(f64, String)>,
+    /// Cells the page stage found on the sheets read alone, and crops the reader read.
+    cells_found: usize,
+    crops_read: usize,
+    sorted_errors: ErrorSort,
+    /// The confidences of the moves of the sheets read alone.
+    calibration: Calibration,
+}
+
+/// Reads the generated sheet whose truth is `path` (in `folder`), alone and, when its
+/// other player's copy lies beside it, with the copy, and adds it to `results`.
+fn read_generated_sheet(
+    path: &Path,
+    folder: &Path,
+    reader: &Reader,
+    options: &ReadOptions,
+    shown: Shown,
+    results: &mut SetResults,
+) -> Result<(), String> {
+    let truth = SheetTruth::load(path)?;
+    let options = ReadOptions {
+        start: truth.start.clone(),
+        ..options.clone()
+    };
+    let image = folder.join(truth.json["image"].as_str().unwrap_or(""));
+    let started = Instant::now();
+    let crops_before = reader.crops_read();
+    let sheet = Sheet::open(&image).map_err(|e| e.to_string())?;
+    let read = read_game(std::slice::from_ref(&sheet), &[], reader, &options);
+    let stem = image.file_stem().unwrap_or_default().to_string_lossy();
+    let seconds = started.elapsed().as_secs_f64();
+    results.timed.push((seconds, stem.to_string()));
+    results.crops_read += reader.crops_read() - crops_before;
+    if let Ok(read) = &read {
+        results.cells_found += read.pages.iter().map(|p| p.cells.len()).sum::<usize>();
+    }
+    let plies = truth.played.len();
+    let tally = truth.judge(&read);
+    if let Ok(read) = &read {
+        for (uci, decoded) in truth.played.iter().zip(&read.game.moves) {
+            results
+                .calibration
+                .add(decoded.confidence, *uci == decoded.uci);
         }
     }
-    if paired.sheets > 0 {
-        groups.insert("paired, own sheet alone".into(), alone);
-        groups.insert("paired, with the copy".into(), paired);
-    }
-    for (name, c) in &groups {
+    if shown.per_sheet {
+        let notation = read
+            .as_ref()
+            .map_or("not read", |read| read.notation.name());
         println!(
-            "  {name:<24} {:>3} sheets {:>5} plies  right {:>6.2}%  exact games {:>3}  flagged {:>5.1}%  unflagged right {:>6.2}%",
-            c.sheets,
-            c.plies,
-            100.0 * c.right as f64 / c.plies.max(1) as f64,
-            c.exact_games,
-            100.0 * c.flagged as f64 / c.plies.max(1) as f64,
-            100.0 * (c.right - c.flagged_right) as f64 / c.plies.saturating_sub(c.flagged).max(1) as f64
+            "  {stem:<28} {:>3} of {plies:>3} plies right  {:>3} flagged  {seconds:>6.2} s  {notation}",
+            tally.right, tally.flagged
         );
     }
-    if show_errors {
-        println!("  {}", sorted_errors.line());
+    if let (true, Ok(read)) = (shown.errors && tally.right < plies, &read) {
+        let code = truth.json["language"].as_str().unwrap_or("en");
+        let language = Language::by_code(code).ok_or(format!("no language {code}"))?;
+        println!("  {}", image.display());
+        let on_page = read.cells.len().min(truth.game.len());
+        let search_lost = print_decoding(read, &truth.game[..on_page], language, &options);
+        results.sorted_errors.add(search_lost, plies - tally.right);
     }
-    if !calibration.is_empty() {
-        println!("  {}", calibration.to_string().replace('\n', "\n  "));
+    let copy_path = path.with_file_name(format!(
+        "{}{COPY_SUFFIX}",
+        path.file_stem().unwrap_or_default().to_string_lossy()
+    ));
+    if copy_path.is_file() {
+        let with_copy = read_with_copy(&truth, &sheet, &copy_path, folder, reader, &options)?;
+        if shown.errors && with_copy.right != tally.right {
+            println!(
+                "  {}: {} of {plies} plies right alone, {} with the copy",
+                image.display(),
+                tally.right,
+                with_copy.right
+            );
+        }
+        results.alone.add(plies, tally);
+        results.paired.add(plies, with_copy);
     }
-    if timed.is_empty() {
-        return Ok(());
+    for key in truth.groups(&read) {
+        results.groups.entry(key).or_default().add(plies, tally);
     }
-    let mut seconds: Vec<f64> = timed.iter().map(|(s, _)| *s).collect();
-    seconds.sort_by(f64::total_cmp);
-    println!(
-        "  median {:.2} s, p90 {:.2} s, mean {:.2} s per sheet",
-        seconds.get(seconds.len() / 2).copied().unwrap_or(0.0),
-        seconds.get(seconds.len() * 9 / 10).copied().unwrap_or(0.0),
-        seconds.iter().sum::<f64>() / seconds.len().max(1) as f64
-    );
-    // The slow sheets make the mean: name them.
-    timed.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let slowest: Vec<String> = timed
-        .iter()
-        .take(5)
-        .map(|(s, name)| format!("{name} {s:.1} s"))
-        .collect();
-    println!("  slowest: {}", slowest.join(", "));
-    println!(
-        "  per sheet: {:.1} cells found, {:.1} crops read (turned-over samples included)",
-        cells_found as f64 / timed.len().max(1) as f64,
-        crops_read as f64 / timed.len().max(1) as f64
-    );
     Ok(())
+}
+
+/// The game of `sheet` read with the other player's copy (whose truth is `copy_path`, in
+/// `folder`), judged against `truth`.
+fn read_with_copy(
+    truth: &SheetTruth,
+    sheet: &Sheet,
+    copy_path: &Path,
+    folder: &Path,
+    reader: &Reader,
+    options: &ReadOptions,
+) -> Result<SheetTally, String> {
+    let text =
+        std::fs::read_to_string(copy_path).map_err(|e| format!("{}: {e}", copy_path.display()))?;
+    let copy_truth: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", copy_path.display()))?;
+    let copy_image = folder.join(copy_truth["image"].as_str().unwrap_or(""));
+    let copy = Sheet::open(&copy_image).map_err(|e| e.to_string())?;
+    let both = read_game(std::slice::from_ref(sheet), &[copy], reader, options);
+    Ok(truth.judge(&both))
+}
+
+impl SetResults {
+    /// Prints the set's figures: each group's moves, the wrong plies sorted (with
+    /// `show_errors`), the calibration and the times.
+    fn print(mut self, show_errors: bool) {
+        if self.paired.sheets > 0 {
+            let (alone, paired) = (
+                std::mem::take(&mut self.alone),
+                std::mem::take(&mut self.paired),
+            );
+            self.groups.insert("paired, own sheet alone".into(), alone);
+            self.groups.insert("paired, with the copy".into(), paired);
+        }
+        for (name, c) in &self.groups {
+            println!(
+                "  {name:<24} {:>3} sheets {:>5} plies  right {:>6.2}%  exact games {:>3}  flagged {:>5.1}%  unflagged right {:>6.2}%",
+                c.sheets,
+                c.plies,
+                100.0 * c.right as f64 / c.plies.max(1) as f64,
+                c.exact_games,
+                100.0 * c.flagged as f64 / c.plies.max(1) as f64,
+                100.0 * (c.right - c.flagged_right) as f64 / c.plies.saturating_sub(c.flagged).max(1) as f64
+            );
+        }
+        if show_errors {
+            println!("  {}", self.sorted_errors.line());
+        }
+        if !self.calibration.is_empty() {
+            println!("  {}", self.calibration.to_string().replace('\n', "\n  "));
+        }
+        if !self.timed.is_empty() {
+            self.print_times();
+        }
+    }
+
+    /// The sheets' times: median, 90th percentile, mean and the slowest, which make the mean.
+    fn print_times(&mut self) {
+        let timed = &mut self.timed;
+        let mut seconds: Vec<f64> = timed.iter().map(|(s, _)| *s).collect();
+        seconds.sort_by(f64::total_cmp);
+        println!(
+            "  median {:.2} s, p90 {:.2} s, mean {:.2} s per sheet",
+            seconds.get(seconds.len() / 2).copied().unwrap_or(0.0),
+            seconds.get(seconds.len() * 9 / 10).copied().unwrap_or(0.0),
+            seconds.iter().sum::<f64>() / seconds.len().max(1) as f64
+        );
+        timed.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let slowest: Vec<String> = timed
+            .iter()
+            .take(5)
+            .map(|(s, name)| format!("{name} {s:.1} s"))
+            .collect();
+        println!("  slowest: {}", slowest.join(", "));
+        println!(
+            "  per sheet: {:.1} cells found, {:.1} crops read (turned-over samples included)",
+            self.cells_found as f64 / timed.len().max(1) as f64,
+            self.crops_read as f64 / timed.len().max(1) as f64
+        );
+    }
 }
