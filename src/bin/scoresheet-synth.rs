@@ -11,7 +11,7 @@ use clap::Parser;
 use image::codecs::jpeg::JpegEncoder;
 use rayon::prelude::*;
 
-use scoresheet::games::{read_pgn_file, shared_data_dir};
+use scoresheet::games::{read_pgn_file, shared_data_dir, PgnGame};
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::synth::camera::Capture;
 use scoresheet::synth::cells::{render_cells, CellBatch, CellOptions};
@@ -187,54 +187,71 @@ fn run(args: Args) -> Result<(), String> {
         return Err(format!("--dpi {}: expected 50 to 400", args.dpi));
     }
     if let Some(chars) = &args.show_glyphs {
-        let glyph_dir = args
-            .glyphs
-            .clone()
-            .unwrap_or_else(|| shared_data_dir().join("glyphs"));
-        let bank = GlyphBank::load(&glyph_dir).map_err(|e| e.to_string())?;
-        fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-        let cell = 72u32;
-        let chars: Vec<char> = chars.chars().collect();
-        let mut sheet =
-            image::GrayImage::from_pixel(cell * 16, cell * chars.len() as u32, image::Luma([255]));
-        for (row, c) in chars.iter().enumerate() {
-            for (i, mask) in bank.samples(*c).iter().take(16).enumerate() {
-                let scale = (cell as f32 - 4.0) / mask.width.max(mask.height) as f32;
-                for y in 0..cell - 4 {
-                    for x in 0..cell - 4 {
-                        let a = mask.sample((x as f32 + 0.5) / scale, (y as f32 + 0.5) / scale);
-                        let v = (255.0 * (1.0 - a)) as u8;
-                        sheet.put_pixel(
-                            i as u32 * cell + x,
-                            row as u32 * cell + y,
-                            image::Luma([v]),
-                        );
-                    }
-                }
-            }
-        }
-        let path = args.out.join("glyphs.png");
-        sheet
-            .save(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        return Ok(());
+        return show_glyphs(&args, chars);
     }
     let games = read_pgn_file(&args.games, args.max_games)
         .map_err(|e| format!("{}: {e}", args.games.display()))?;
     if games.is_empty() {
         return Err(format!("{}: no games", args.games.display()));
     }
+    let scripts = load_scripts(&args)?;
+    fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    if args.cells {
+        return write_cells(&args, &scripts, &games, &langs);
+    }
+    let request = SheetsRequest {
+        langs: &langs,
+        copy_lang,
+        layouts: &layouts,
+        capture,
+    };
+    write_sheets(&args, &scripts, &games, &request)
+}
+
+/// `--show-glyphs`: the first 16 samples of each of `chars`, one row each, as
+/// `OUT/glyphs.png`.
+fn show_glyphs(args: &Args, chars: &str) -> Result<(), String> {
     let glyph_dir = args
         .glyphs
         .clone()
         .unwrap_or_else(|| shared_data_dir().join("glyphs"));
-    let bank = if args.shareable {
+    let bank = GlyphBank::load(&glyph_dir).map_err(|e| e.to_string())?;
+    fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let cell = 72u32;
+    let chars: Vec<char> = chars.chars().collect();
+    let mut sheet =
+        image::GrayImage::from_pixel(cell * 16, cell * chars.len() as u32, image::Luma([255]));
+    for (row, c) in chars.iter().enumerate() {
+        for (i, mask) in bank.samples(*c).iter().take(16).enumerate() {
+            let scale = (cell as f32 - 4.0) / mask.width.max(mask.height) as f32;
+            for y in 0..cell - 4 {
+                for x in 0..cell - 4 {
+                    let a = mask.sample((x as f32 + 0.5) / scale, (y as f32 + 0.5) / scale);
+                    let v = (255.0 * (1.0 - a)) as u8;
+                    sheet.put_pixel(i as u32 * cell + x, row as u32 * cell + y, image::Luma([v]));
+                }
+            }
+        }
+    }
+    let path = args.out.join("glyphs.png");
+    sheet
+        .save(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The writers' scripts: the glyph samples (with MNIST digits unless `--shareable`) and the
+/// handwriting fonts, of the part of the writers `--part` names.
+fn load_scripts(args: &Args) -> Result<Scripts, String> {
+    let glyph_dir = args
+        .glyphs
+        .clone()
+        .unwrap_or_else(|| shared_data_dir().join("glyphs"));
+    let mut bank = if args.shareable {
         GlyphBank::load_shareable(&glyph_dir)
     } else {
         GlyphBank::load(&glyph_dir)
     }
     .map_err(|e| e.to_string())?;
-    let mut bank = bank;
     if !args.shareable && args.mnist.exists() {
         // 300 of each digit beside the 72 photographed ones: MNIST adds writers, not weight.
         bank.add_mnist(
@@ -254,115 +271,96 @@ fn run(args: Args) -> Result<(), String> {
             ))
         }
     };
-    let scripts = Scripts::load(bank, &args.fonts, &charset())
+    Ok(Scripts::load(bank, &args.fonts, &charset())
         .map_err(|e| e.to_string())?
-        .part(part);
-    fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        .part(part))
+}
+
+/// `--cells`: labelled cell crops, `OUT/cells-NNNN.npy` in shards of 10,000 and
+/// `OUT/labels.tsv`.
+fn write_cells(
+    args: &Args,
+    scripts: &Scripts,
+    games: &[PgnGame],
+    langs: &[&'static Language],
+) -> Result<(), String> {
     let started = Instant::now();
-
-    if args.cells {
-        let (width, height) = args
-            .cell_size
-            .split_once('x')
-            .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
-            .filter(|&(w, h): &(u32, u32)| (16..=1024).contains(&w) && (8..=512).contains(&h))
-            .ok_or(format!(
-                "--cell-size {}: expected WIDTHxHEIGHT, e.g. 192x48",
-                args.cell_size
-            ))?;
-        let options = CellOptions {
-            width,
-            height,
-            descriptive: args.descriptive,
-        };
-        let shard = 10_000;
-        let mut labels = BufWriter::new(
-            fs::File::create(args.out.join("labels.tsv.part"))
-                .map_err(|e| format!("{}: {e}", args.out.display()))?,
-        );
-        writeln!(labels, "index\tfile\trow\ttext\tlanguage\tkind").map_err(|e| e.to_string())?;
-        for (shard_index, first) in (0..args.count).step_by(shard).enumerate() {
-            let n = shard.min(args.count - first);
-            let batch: CellBatch =
-                render_cells(&scripts, &games, &langs, first, n, args.seed, &options);
-            let file = format!("cells-{shard_index:04}.npy");
-            write_atomically(&args.out.join(&file), &batch.to_npy())?;
-            for (row, label) in batch.labels.iter().enumerate() {
-                writeln!(
-                    labels,
-                    "{}\t{file}\t{row}\t{}\t{}\t{}",
-                    first + row,
-                    label.text,
-                    label.language,
-                    label.kind
-                )
-                .map_err(|e| e.to_string())?;
-            }
+    let (width, height) = args
+        .cell_size
+        .split_once('x')
+        .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+        .filter(|&(w, h): &(u32, u32)| (16..=1024).contains(&w) && (8..=512).contains(&h))
+        .ok_or(format!(
+            "--cell-size {}: expected WIDTHxHEIGHT, e.g. 192x48",
+            args.cell_size
+        ))?;
+    let options = CellOptions {
+        width,
+        height,
+        descriptive: args.descriptive,
+    };
+    let shard = 10_000;
+    let mut labels = BufWriter::new(
+        fs::File::create(args.out.join("labels.tsv.part"))
+            .map_err(|e| format!("{}: {e}", args.out.display()))?,
+    );
+    writeln!(labels, "index\tfile\trow\ttext\tlanguage\tkind").map_err(|e| e.to_string())?;
+    for (shard_index, first) in (0..args.count).step_by(shard).enumerate() {
+        let n = shard.min(args.count - first);
+        let batch: CellBatch = render_cells(scripts, games, langs, first, n, args.seed, &options);
+        let file = format!("cells-{shard_index:04}.npy");
+        write_atomically(&args.out.join(&file), &batch.to_npy())?;
+        for (row, label) in batch.labels.iter().enumerate() {
+            writeln!(
+                labels,
+                "{}\t{file}\t{row}\t{}\t{}\t{}",
+                first + row,
+                label.text,
+                label.language,
+                label.kind
+            )
+            .map_err(|e| e.to_string())?;
         }
-        labels.flush().map_err(|e| e.to_string())?;
-        drop(labels);
-        fs::rename(
-            args.out.join("labels.tsv.part"),
-            args.out.join("labels.tsv"),
-        )
-        .map_err(|e| format!("{}: {e}", args.out.display()))?;
-        let seconds = started.elapsed().as_secs_f64();
-        eprintln!(
-            "{} cells in {seconds:.1} s ({:.0} cells/s) -> {}",
-            args.count,
-            args.count as f64 / seconds,
-            args.out.display()
-        );
-        return Ok(());
     }
+    labels.flush().map_err(|e| e.to_string())?;
+    drop(labels);
+    fs::rename(
+        args.out.join("labels.tsv.part"),
+        args.out.join("labels.tsv"),
+    )
+    .map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "{} cells in {seconds:.1} s ({:.0} cells/s) -> {}",
+        args.count,
+        args.count as f64 / seconds,
+        args.out.display()
+    );
+    Ok(())
+}
 
-    type Written = (String, image::RgbImage, usize);
+/// What the sheets are written in: the languages taken in turn, the copy's language (`None`:
+/// the sheet's), the layouts taken in turn, and the capture (`None`: scans and photos mixed).
+struct SheetsRequest<'a> {
+    langs: &'a [&'static Language],
+    copy_lang: Option<&'static Language>,
+    layouts: &'a [Layout],
+    capture: Option<Capture>,
+}
+
+/// Sheets (and with `--copies` the other player's copies), each as a JPEG and its truth
+/// (`OUT/<id>.json`), in parallel; `OUT/manifest.tsv` for `scoresheet batch`; and with
+/// `--montage` the first 12 side by side.
+fn write_sheets(
+    args: &Args,
+    scripts: &Scripts,
+    games: &[PgnGame],
+    request: &SheetsRequest,
+) -> Result<(), String> {
+    let started = Instant::now();
     let results: Vec<Result<Written, String>> = (0..args.count)
         .into_par_iter()
-        .map(|i| {
-            let seed = args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i as u64 + 1);
-            let mut rng = Rng::new(seed);
-            let lang = langs[i % langs.len()];
-            let layout = &layouts[(i + i / langs.len()) % layouts.len()];
-            let game = pick_game(&games, &mut rng).ok_or("no game to write")?;
-            let id = format!("{:05}-{}-{}", i, lang.code, layout.name);
-            let write = |id: String, language: &'static Language, seed: u64| {
-                let sheet = render_sheet(
-                    &scripts,
-                    &SheetRequest {
-                        id: id.clone(),
-                        game: &game,
-                        language,
-                        layout,
-                        seed,
-                        dpi: args.dpi,
-                        capture,
-                        descriptive: args.descriptive,
-                    },
-                )
-                .map_err(|e| format!("sheet {id}: {e}"))?;
-                let bytes = jpeg(&sheet.image, sheet.jpeg_quality)?;
-                write_atomically(&args.out.join(&sheet.truth.image), &bytes)?;
-                let json = serde_json::to_vec_pretty(&sheet.truth).map_err(|e| e.to_string())?;
-                write_atomically(&args.out.join(format!("{id}.json")), &json)?;
-                let cells = sheet.truth.cells.iter().filter(|c| c.ink).count();
-                Ok::<_, String>((sheet.image, cells, sheet.truth.image))
-            };
-            let (image, mut cells, file) = write(id.clone(), lang, rng.next_u64())?;
-            // One manifest line: the sheet, its copy, and the start when it is not the usual.
-            let mut line = file;
-            if args.copies {
-                let language = copy_lang.unwrap_or(lang);
-                let (_, copy_cells, copy_file) =
-                    write(format!("{id}-copy"), language, rng.next_u64())?;
-                cells += copy_cells;
-                line.push_str(&format!("\t|\t{copy_file}"));
-            }
-            if !game.start.is_standard() {
-                line.push_str(&format!("\tstart={}", game.start.fen()));
-            }
-            Ok((line, image, cells))
-        })
+        .map(|i| write_sheet(args, scripts, games, request, i))
         .collect();
     let mut cells = 0;
     let mut thumbnails = Vec::new();
@@ -386,18 +384,78 @@ fn run(args: Args) -> Result<(), String> {
         args.out.display()
     );
     if let Some(path) = &args.montage {
-        let columns = 4u32;
-        let rows = (thumbnails.len() as u32).div_ceil(columns);
-        let mut montage =
-            image::RgbImage::from_pixel(columns * 410, rows.max(1) * 570, image::Rgb([255; 3]));
-        for (i, thumb) in thumbnails.iter().enumerate() {
-            let (x, y) = (
-                (i as u32 % columns) * 410 + 5,
-                (i as u32 / columns) * 570 + 5,
-            );
-            image::imageops::overlay(&mut montage, thumb, x as i64, y as i64);
-        }
-        write_atomically(path, &jpeg(&montage, 80)?)?;
+        write_montage(path, &thumbnails)?;
     }
     Ok(())
+}
+
+/// A sheet written: its manifest line, its image, and its cells written in (with its copy's).
+type Written = (String, image::RgbImage, usize);
+
+/// Writes sheet `i` (and its copy with `--copies`).
+fn write_sheet(
+    args: &Args,
+    scripts: &Scripts,
+    games: &[PgnGame],
+    request: &SheetsRequest,
+    i: usize,
+) -> Result<Written, String> {
+    let langs = request.langs;
+    let seed = args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i as u64 + 1);
+    let mut rng = Rng::new(seed);
+    let lang = langs[i % langs.len()];
+    let layout = &request.layouts[(i + i / langs.len()) % request.layouts.len()];
+    let game = pick_game(games, &mut rng).ok_or("no game to write")?;
+    let id = format!("{:05}-{}-{}", i, lang.code, layout.name);
+    let write = |id: String, language: &'static Language, seed: u64| {
+        let sheet = render_sheet(
+            scripts,
+            &SheetRequest {
+                id: id.clone(),
+                game: &game,
+                language,
+                layout,
+                seed,
+                dpi: args.dpi,
+                capture: request.capture,
+                descriptive: args.descriptive,
+            },
+        )
+        .map_err(|e| format!("sheet {id}: {e}"))?;
+        let bytes = jpeg(&sheet.image, sheet.jpeg_quality)?;
+        write_atomically(&args.out.join(&sheet.truth.image), &bytes)?;
+        let json = serde_json::to_vec_pretty(&sheet.truth).map_err(|e| e.to_string())?;
+        write_atomically(&args.out.join(format!("{id}.json")), &json)?;
+        let cells = sheet.truth.cells.iter().filter(|c| c.ink).count();
+        Ok::<_, String>((sheet.image, cells, sheet.truth.image))
+    };
+    let (image, mut cells, file) = write(id.clone(), lang, rng.next_u64())?;
+    // One manifest line: the sheet, its copy, and the start when it is not the usual.
+    let mut line = file;
+    if args.copies {
+        let language = request.copy_lang.unwrap_or(lang);
+        let (_, copy_cells, copy_file) = write(format!("{id}-copy"), language, rng.next_u64())?;
+        cells += copy_cells;
+        line.push_str(&format!("\t|\t{copy_file}"));
+    }
+    if !game.start.is_standard() {
+        line.push_str(&format!("\tstart={}", game.start.fen()));
+    }
+    Ok((line, image, cells))
+}
+
+/// `thumbnails` four to a row, as a JPEG at `path`.
+fn write_montage(path: &Path, thumbnails: &[image::RgbImage]) -> Result<(), String> {
+    let columns = 4u32;
+    let rows = (thumbnails.len() as u32).div_ceil(columns);
+    let mut montage =
+        image::RgbImage::from_pixel(columns * 410, rows.max(1) * 570, image::Rgb([255; 3]));
+    for (i, thumb) in thumbnails.iter().enumerate() {
+        let (x, y) = (
+            (i as u32 % columns) * 410 + 5,
+            (i as u32 / columns) * 570 + 5,
+        );
+        image::imageops::overlay(&mut montage, thumb, x as i64, y as i64);
+    }
+    write_atomically(path, &jpeg(&montage, 80)?)
 }
