@@ -752,102 +752,175 @@ fn main() {
         args.games,
         args.seed
     );
-    let start = StartPosition::standard();
     let mut overall_by_level = Vec::new();
     for noise in Noise::ALL.iter().filter(|n| args.levels.contains(&n.name)) {
-        let per_lang: Vec<(&Language, Tally)> = args
-            .langs
-            .par_iter()
-            .enumerate()
-            .map(|(li, &lang)| {
-                let mut tally = Tally::default();
-                for gi in 0..args.games {
-                    if args
-                        .only
-                        .as_ref()
-                        .is_some_and(|(code, only)| code != lang.code || *only != gi)
-                    {
-                        continue;
-                    }
-                    let game = &games[(li * args.games + gi) % games.len()];
-                    let moves = &game.moves[..game.moves.len().min(120)];
-                    let mut rng = Rng::new(args.seed ^ ((li as u64) << 32) ^ gi as u64 ^ (noise.name.len() as u64 * 977));
-                    let writer = Writer::drawn(args.descriptive, &mut rng);
-                    let t = write_transcript(&start.position, moves, lang, &writer, noise, &mut rng);
-                    let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
-                    let clock = Instant::now();
-                    let decoded = decode(&cells, &start, LanguageChoice::Auto, &config);
-                    let millis = clock.elapsed().as_secs_f64() * 1000.0;
-                    tally.millis.push(millis);
-                    tally.millis_per_80_plies.push(millis * 80.0 / moves.len().max(1) as f64);
-                    tally.language_right += decoded.language.same_letters(lang) as usize;
-                    tally.games += 1;
-                    tally.plies += moves.len();
-                    tally.cells += t.cells.len();
-                    tally.altered += t.altered_cells;
-                    let before = tally.correct;
-                    score_game(&decoded, moves, &mut tally);
-                    if args.show_failures && tally.correct - before < moves.len() {
-                        let mut pos = Chess::default();
-                        let mut lines = vec![format!("FAIL {} {} game {gi} writer: {}", lang.code, noise.name, writer.description)];
-                        for (i, m) in moves.iter().enumerate() {
-                            let truth = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string();
-                            let d = decoded.moves.get(i);
-                            lines.push(format!(
-                                "  ply {:>3} truth {:<8} decoded {:<8} conf {:.3} written {:?} {:?}{}{}",
-                                i + 1,
-                                truth,
-                                d.map_or("-", |d| d.san.as_str()),
-                                d.map_or(0.0, |d| d.confidence),
-                                d.and_then(|d| d.written.clone()),
-                                d.map(|d| d.kind),
-                                if d.is_some_and(|d| d.flagged) { " flagged" } else { "" },
-                                if d.is_some_and(|d| d.san == truth) { "" } else { "   <<<" }
-                            ));
-                        }
-                        lines.push(format!("  cells: {:?}", t.cells));
-                        lines.push(format!(
-                            "  decoded score {:.2}, truth score {:?}",
-                            decoded.score,
-                            scoresheet::decode::line_score(&cells, &start, lang, moves, &config)
-                        ));
-                        lines.push(format!(
-                            "  search loss {:?}",
-                            scoresheet::decode::search_loss(&cells, &start, lang, moves, &config)
-                        ));
-                        println!("{}", lines.join("\n"));
-                    }
-                    if args.naive {
-                        let naive = naive_decode(&cells, lang, args.descriptive);
-                        tally.naive_correct +=
-                            moves.iter().zip(&naive).filter(|(a, b)| a == b).count();
-                    }
-                }
-                (lang, tally)
-            })
-            .collect();
-        println!(
-            "\n== {} noise: {:.1}% of cells differ from a correct form of the move ==",
-            noise.name,
-            pct(
-                per_lang.iter().map(|t| t.1.altered).sum(),
-                per_lang.iter().map(|t| t.1.cells).sum()
-            )
-        );
-        println!("lang  games  plies  accuracy  naive   exact-games  lang-found  flagged  unflagged-right  median-ms");
-        let mut total = Tally::default();
-        for (lang, t) in &per_lang {
-            println!("{}", table_row(lang.code, t));
-            total.add(t);
-        }
-        println!("{}", table_row("ALL", &total));
-        println!("{}", total.calibration);
-        overall_by_level.push((noise.name, total));
+        let per_lang = run_level(&args, &games, &config, noise);
+        overall_by_level.push((noise.name, print_level(noise, &per_lang)));
     }
+    print_summary(&overall_by_level);
+}
+
+/// Each language's transcripts at `noise` decoded, language not given: its tally.
+fn run_level(
+    args: &Args,
+    games: &[PgnGame],
+    config: &DecoderConfig,
+    noise: &Noise,
+) -> Vec<(&'static Language, Tally)> {
+    args.langs
+        .par_iter()
+        .enumerate()
+        .map(|(li, &lang)| {
+            let mut tally = Tally::default();
+            for gi in 0..args.games {
+                if args
+                    .only
+                    .as_ref()
+                    .is_some_and(|(code, only)| code != lang.code || *only != gi)
+                {
+                    continue;
+                }
+                let game = &games[(li * args.games + gi) % games.len()];
+                let moves = &game.moves[..game.moves.len().min(120)];
+                let seed =
+                    args.seed ^ ((li as u64) << 32) ^ gi as u64 ^ (noise.name.len() as u64 * 977);
+                let transcript = TranscriptOf { lang, noise, gi };
+                decode_game(args, config, moves, &transcript, seed, &mut tally);
+            }
+            (lang, tally)
+        })
+        .collect()
+}
+
+/// Which transcript of a run a game is: its language, noise and index.
+struct TranscriptOf<'a> {
+    lang: &'static Language,
+    noise: &'a Noise,
+    gi: usize,
+}
+
+/// Writes `moves` as a random writer of `of.lang` would at `of.noise` (drawn from `seed`),
+/// decodes the transcript (and with `--naive` reads it naively) and adds the outcome to
+/// `tally`; with `--show-failures` prints a game decoded wrong, ply by ply.
+fn decode_game(
+    args: &Args,
+    config: &DecoderConfig,
+    moves: &[Move],
+    of: &TranscriptOf,
+    seed: u64,
+    tally: &mut Tally,
+) {
+    let start = StartPosition::standard();
+    let mut rng = Rng::new(seed);
+    let writer = Writer::drawn(args.descriptive, &mut rng);
+    let t = write_transcript(&start.position, moves, of.lang, &writer, of.noise, &mut rng);
+    let cells: Vec<TypedCell> = t.cells.iter().map(|c| TypedCell::new(c)).collect();
+    let clock = Instant::now();
+    let decoded = decode(&cells, &start, LanguageChoice::Auto, config);
+    let millis = clock.elapsed().as_secs_f64() * 1000.0;
+    tally.millis.push(millis);
+    tally
+        .millis_per_80_plies
+        .push(millis * 80.0 / moves.len().max(1) as f64);
+    tally.language_right += decoded.language.same_letters(of.lang) as usize;
+    tally.games += 1;
+    tally.plies += moves.len();
+    tally.cells += t.cells.len();
+    tally.altered += t.altered_cells;
+    let before = tally.correct;
+    score_game(&decoded, moves, tally);
+    if args.show_failures && tally.correct - before < moves.len() {
+        let heading = format!(
+            "FAIL {} {} game {} writer: {}",
+            of.lang.code, of.noise.name, of.gi, writer.description
+        );
+        print_failure(&heading, &decoded, moves, &t.cells, of.lang, config);
+    }
+    if args.naive {
+        let naive = naive_decode(&cells, of.lang, args.descriptive);
+        tally.naive_correct += moves.iter().zip(&naive).filter(|(a, b)| a == b).count();
+    }
+}
+
+/// A game decoded wrong (`--show-failures`): each ply's true and decoded move, the
+/// transcript's cells, the decoded and true games' scores and where the search lost the true
+/// game.
+fn print_failure(
+    heading: &str,
+    decoded: &Game,
+    moves: &[Move],
+    written: &[String],
+    lang: &'static Language,
+    config: &DecoderConfig,
+) {
+    let start = StartPosition::standard();
+    let cells: Vec<TypedCell> = written.iter().map(|c| TypedCell::new(c)).collect();
+    let mut pos = Chess::default();
+    let mut lines = vec![heading.to_string()];
+    for (i, m) in moves.iter().enumerate() {
+        let truth = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string();
+        let d = decoded.moves.get(i);
+        lines.push(format!(
+            "  ply {:>3} truth {:<8} decoded {:<8} conf {:.3} written {:?} {:?}{}{}",
+            i + 1,
+            truth,
+            d.map_or("-", |d| d.san.as_str()),
+            d.map_or(0.0, |d| d.confidence),
+            d.and_then(|d| d.written.clone()),
+            d.map(|d| d.kind),
+            if d.is_some_and(|d| d.flagged) {
+                " flagged"
+            } else {
+                ""
+            },
+            if d.is_some_and(|d| d.san == truth) {
+                ""
+            } else {
+                "   <<<"
+            }
+        ));
+    }
+    lines.push(format!("  cells: {written:?}"));
+    lines.push(format!(
+        "  decoded score {:.2}, truth score {:?}",
+        decoded.score,
+        scoresheet::decode::line_score(&cells, &start, lang, moves, config)
+    ));
+    lines.push(format!(
+        "  search loss {:?}",
+        scoresheet::decode::search_loss(&cells, &start, lang, moves, config)
+    ));
+    println!("{}", lines.join("\n"));
+}
+
+/// Prints a level's table (a row per language and the total) and calibration; returns the
+/// total.
+fn print_level(noise: &Noise, per_lang: &[(&'static Language, Tally)]) -> Tally {
+    println!(
+        "\n== {} noise: {:.1}% of cells differ from a correct form of the move ==",
+        noise.name,
+        pct(
+            per_lang.iter().map(|t| t.1.altered).sum(),
+            per_lang.iter().map(|t| t.1.cells).sum()
+        )
+    );
+    println!("lang  games  plies  accuracy  naive   exact-games  lang-found  flagged  unflagged-right  median-ms");
+    let mut total = Tally::default();
+    for (lang, t) in per_lang {
+        println!("{}", table_row(lang.code, t));
+        total.add(t);
+    }
+    println!("{}", table_row("ALL", &total));
+    println!("{}", total.calibration);
+    total
+}
+
+/// One line per level: accuracy, naive accuracy, times, flags.
+fn print_summary(overall_by_level: &[(&str, Tally)]) {
     println!(
         "\nsummary: level accuracy naive median-ms p90-ms median-ms-per-80-plies flagged unflagged-right lcs-accuracy"
     );
-    for (name, t) in &overall_by_level {
+    for (name, t) in overall_by_level {
         let mut ms = t.millis.clone();
         ms.sort_by(|a, b| a.total_cmp(b));
         let p90 = ms.get(ms.len() * 9 / 10).copied().unwrap_or(0.0);
