@@ -157,6 +157,10 @@ pub fn render_cells(
     }
 }
 
+/// One cell of `writer`'s: `entry` (or, 4% of the time, nothing) written on a ruled canvas
+/// in the writer's hand, seen by a camera or scanner, cut through the reading window as the
+/// page stage cuts a real one, and degraded; the crop's pixels (row by row, `options`' size)
+/// and its label.
 fn render_cell(
     scripts: &Scripts,
     writer: &WriterCells,
@@ -168,10 +172,41 @@ fn render_cell(
     if blank {
         entry = Entry::default();
     }
-    let hand = &writer.hand;
-    // The cell at its scanned size: 16 to 90 pixels high (a whole form scanned at low
-    // resolution gives rows under 20 pixels), 3.5 to 9.5 times as wide (real forms run from
-    // about 4:1 to 9:1; the widest are read through `reading_window`, as on a real page).
+    let (mut canvas, frame) = ruled_canvas(rng);
+    let mut ink = InkLayer::new(0, 0, frame.canvas_w as usize, frame.canvas_h as usize);
+    let kind = write_entry(&mut ink, scripts, writer, &entry, blank, &frame, rng);
+    ink.lay_on(&mut canvas, writer.hand.ink, writer.hand.opacity);
+    let grey = camera_grey(&canvas, rng);
+    let crop = reading_crop(&grey, &frame, options, rng);
+    let pixels = degraded(&crop, options, rng);
+    let text = if kind == "move" || kind == "crossed_out" {
+        entry.text
+    } else {
+        String::new()
+    };
+    (
+        pixels,
+        CellLabel {
+            text,
+            language: writer.language.code,
+            kind,
+        },
+    )
+}
+
+/// Where a cell lies on its canvas: the cell's box, the canvas's size, the paper's grey.
+struct CellFrame {
+    area: TextBox,
+    canvas_w: u32,
+    canvas_h: u32,
+    paper: f32,
+}
+
+/// A canvas of paper ruled as a form is around a cell 16 to 90 pixels high (a whole form
+/// scanned at low resolution gives rows under 20 pixels), 3.5 to 9.5 times as wide (real
+/// forms run from about 4:1 to 9:1; the widest are read through `reading_window`, as on a
+/// real page), sometimes with the shaded move-number column on its left.
+fn ruled_canvas(rng: &mut Rng) -> (RgbImage, CellFrame) {
     let cell_h = uniform(rng, 16.0, 90.0);
     let cell_w = cell_h * uniform(rng, 3.5, 9.5);
     let (pad_x, pad_y) = (cell_w * 0.35, cell_h * 0.9);
@@ -202,13 +237,36 @@ fn render_cell(
             }
         }
     }
-    let mut ink = InkLayer::new(0, 0, cw as usize, ch as usize);
     let area = TextBox {
         x: x0,
         y: y0,
         width: cell_w,
         height: cell_h,
     };
+    let frame = CellFrame {
+        area,
+        canvas_w: cw,
+        canvas_h: ch,
+        paper,
+    };
+    (canvas, frame)
+}
+
+/// Writes `entry` in the cell of `frame` on `ink` (nothing where `blank`), a neighbour's
+/// writing reaching into view a quarter of the time; returns the cell's kind: `blank`,
+/// `scrawl`, `crossed_out` (a crossed-out text, then the entry) or `move`.
+fn write_entry(
+    ink: &mut InkLayer,
+    scripts: &Scripts,
+    writer: &WriterCells,
+    entry: &Entry,
+    blank: bool,
+    frame: &CellFrame,
+    rng: &mut Rng,
+) -> &'static str {
+    let hand = &writer.hand;
+    let area = frame.area;
+    let (x0, cell_w, cell_h) = (area.x, area.width, area.height);
     if rng.chance(0.25) {
         // A neighbour's writing reaching into view from above or below.
         let other = writer
@@ -217,49 +275,68 @@ fn render_cell(
             .map(|e| e.text.clone())
             .unwrap_or_default();
         let dy = if rng.chance(0.5) { -cell_h } else { cell_h };
-        let neighbour = TextBox { y: y0 + dy, ..area };
-        write_text(&mut ink, scripts, hand, &other, neighbour, false, rng);
+        let neighbour = TextBox {
+            y: area.y + dy,
+            ..area
+        };
+        write_text(ink, scripts, hand, &other, neighbour, false, rng);
     }
     let cap = cell_h * hand.size;
-    let kind = if blank || (entry.text.is_empty() && !entry.scrawl) {
+    if blank || (entry.text.is_empty() && !entry.scrawl) {
         "blank"
     } else if entry.scrawl {
-        scrawl(&mut ink, area, pen_width(hand, cap), rng);
+        scrawl(ink, area, pen_width(hand, cap), rng);
         "scrawl"
     } else if let Some(crossed) = &entry.crossed {
         let first = TextBox {
             width: cell_w * 0.5,
             ..area
         };
-        if let Some(drawn) = write_text(&mut ink, scripts, hand, crossed, first, false, rng) {
-            cross_out(&mut ink, drawn, pen_width(hand, cap), rng);
+        if let Some(drawn) = write_text(ink, scripts, hand, crossed, first, false, rng) {
+            cross_out(ink, drawn, pen_width(hand, cap), rng);
         }
         let second = TextBox {
             x: x0 + cell_w * 0.5,
             width: cell_w * 0.5,
             ..area
         };
-        write_text(&mut ink, scripts, hand, &entry.text, second, false, rng);
+        write_text(ink, scripts, hand, &entry.text, second, false, rng);
         "crossed_out"
     } else {
-        write_text(&mut ink, scripts, hand, &entry.text, area, entry.spill, rng);
+        write_text(ink, scripts, hand, &entry.text, area, entry.spill, rng);
         "move"
-    };
-    ink.lay_on(&mut canvas, hand.ink, hand.opacity);
+    }
+}
 
-    // Grey as a camera or scanner sees it, with the light falling unevenly.
+/// The canvas in grey as a camera or scanner sees it, its channels mixed at random.
+fn camera_grey(canvas: &RgbImage, rng: &mut Rng) -> GrayImage {
     let mix = [
         uniform(rng, 0.2, 0.4),
         uniform(rng, 0.4, 0.65),
         uniform(rng, 0.05, 0.2),
     ];
     let total: f32 = mix.iter().sum();
-    let grey = GrayImage::from_fn(cw, ch, |x, y| {
+    GrayImage::from_fn(canvas.width(), canvas.height(), |x, y| {
         let p = canvas.get_pixel(x, y).0;
         let v = (p[0] as f32 * mix[0] + p[1] as f32 * mix[1] + p[2] as f32 * mix[2]) / total;
         image::Luma([v as u8])
-    });
-    // The page stage's box is never exact: jitter the corners the crop is taken from.
+    })
+}
+
+/// The reader's crop of the cell of `frame`, cut through its reading window from corners
+/// jittered as the page stage's box is never exact, and sometimes blurred.
+fn reading_crop(
+    grey: &GrayImage,
+    frame: &CellFrame,
+    options: &CellOptions,
+    rng: &mut Rng,
+) -> GrayImage {
+    let TextBox {
+        x: x0,
+        y: y0,
+        width: cell_w,
+        height: cell_h,
+    } = frame.area;
     let (jx, jy) = (cell_w * 0.04, cell_h * 0.1);
     let mut corner = |x: f32, y: f32| [x + uniform(rng, -jx, jx), y + uniform(rng, -jy, jy)];
     let quad = [
@@ -268,22 +345,31 @@ fn render_cell(
         corner(x0 + cell_w, y0 + cell_h),
         corner(x0, y0 + cell_h),
     ];
-    let quad = reading_window(&grey, quad);
-    let crop = cell_crop(&grey, quad, options.width, options.height).unwrap_or_else(|| {
-        GrayImage::from_pixel(options.width, options.height, image::Luma([paper as u8]))
+    let quad = reading_window(grey, quad);
+    let crop = cell_crop(grey, quad, options.width, options.height).unwrap_or_else(|| {
+        GrayImage::from_pixel(
+            options.width,
+            options.height,
+            image::Luma([frame.paper as u8]),
+        )
     });
     let sigma = uniform(rng, 0.0, 1.1);
-    let crop = if sigma > 0.3 {
+    if sigma > 0.3 {
         gaussian_blur_f32(&crop, sigma)
     } else {
         crop
-    };
+    }
+}
+
+/// The crop's pixels with its contrast, brightness and light changed, noise added and,
+/// a quarter of the time, a JPEG's losses.
+fn degraded(crop: &GrayImage, options: &CellOptions, rng: &mut Rng) -> Vec<u8> {
     let contrast = uniform(rng, 0.55, 1.1);
     let brightness = uniform(rng, -40.0, 20.0);
     let gradient = uniform(rng, -0.25, 0.25);
     let noise = uniform(rng, 0.0, 9.0);
     let (w, h) = (options.width as f32, options.height as f32);
-    let mut pixels: Vec<u8> = crop
+    let pixels: Vec<u8> = crop
         .enumerate_pixels()
         .map(|(x, y, p)| {
             let light =
@@ -295,21 +381,9 @@ fn render_cell(
         })
         .collect();
     if rng.chance(0.25) {
-        pixels = jpeg_round_trip(&pixels, options, 35 + rng.below(55) as u8).unwrap_or(pixels);
+        return jpeg_round_trip(&pixels, options, 35 + rng.below(55) as u8).unwrap_or(pixels);
     }
-    let text = if kind == "move" || kind == "crossed_out" {
-        entry.text
-    } else {
-        String::new()
-    };
-    (
-        pixels,
-        CellLabel {
-            text,
-            language: writer.language.code,
-            kind,
-        },
-    )
+    pixels
 }
 
 fn jpeg_round_trip(pixels: &[u8], options: &CellOptions, quality: u8) -> Option<Vec<u8>> {
