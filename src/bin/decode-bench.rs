@@ -264,40 +264,16 @@ fn hcs_slips(path: &std::path::Path, config: &DecoderConfig) -> Result<(), Strin
         })
         .collect();
     print_copies_agreement(&games, &decoded, config);
-    let square_of = |s: &str| -> Option<(u8, u8)> {
-        let b = s.as_bytes();
-        (1..b.len())
-            .rev()
-            .find(|&i| (b'a'..=b'h').contains(&b[i - 1]) && (b'1'..=b'8').contains(&b[i]))
-            .map(|i| (b[i - 1] - b'a', b[i] - b'1'))
-    };
-    let (mut ranks, mut files) = ([[0usize; 8]; 8], [[0usize; 8]; 8]);
-    let (mut rank_cells, mut file_cells) = ([0usize; 8], [0usize; 8]);
-    let mut cells = 0;
-    for (texts, game) in &decoded {
-        for m in &game.moves {
-            let (Some(cell), Some((to_file, to_rank))) =
-                (m.cell, m.uci.get(2..4).and_then(square_of))
-            else {
-                continue;
-            };
-            let Some(written) = texts.get(cell) else {
-                continue;
-            };
-            cells += 1;
-            rank_cells[to_rank as usize] += 1;
-            file_cells[to_file as usize] += 1;
-            let Some((file, rank)) = square_of(written) else {
-                continue;
-            };
-            if file == to_file && rank != to_rank {
-                ranks[to_rank as usize][rank as usize] += 1;
-            }
-            if rank == to_rank && file != to_file {
-                files[to_file as usize][file as usize] += 1;
-            }
-        }
-    }
+    print_flag_shares(&decoded);
+    let slips = SquareSlips::of(&decoded);
+    println!("{} moves read from a cell", slips.cells);
+    slips.print();
+    Ok(())
+}
+
+/// How many of the decoded moves are flagged, do not read as their cell, or were taken as
+/// unwritten.
+fn print_flag_shares(decoded: &[(&[String], Game)]) {
     let moves: Vec<_> = decoded.iter().flat_map(|(_, game)| &game.moves).collect();
     let count = |keep: &dyn Fn(&&scoresheet::decode::DecodedMove) -> bool| {
         moves.iter().filter(|m| keep(m)).count()
@@ -316,71 +292,136 @@ fn hcs_slips(path: &std::path::Path, config: &DecoderConfig) -> Result<(), Strin
         pct(misfits),
         pct(unwritten)
     );
-    println!("{cells} moves read from a cell");
-    let channel = Channel::shared();
-    let report =
-        |name: &str, pairs: &[(usize, usize)], table: &[[usize; 8]; 8], of: &[usize; 8]| {
-            let rate = pairs
-                .iter()
-                .map(|&(t, w)| table[t][w] as f64 / of[t].max(1) as f64)
-                .sum::<f64>()
-                / pairs.len().max(1) as f64;
-            let written: usize = pairs.iter().map(|&(t, w)| table[t][w]).sum();
-            println!(
-                "{name:<34} {:>2} pairs {written:>4} cells, rate {:.5} a pair, cost {:.2} nats",
-                pairs.len(),
-                rate,
-                -rate.ln()
-            );
+}
+
+/// The file and rank of the last square written in `s` (`(0, 0)` for a1).
+fn last_square(s: &str) -> Option<(u8, u8)> {
+    let b = s.as_bytes();
+    (1..b.len())
+        .rev()
+        .find(|&i| (b'a'..=b'h').contains(&b[i - 1]) && (b'1'..=b'8').contains(&b[i]))
+        .map(|i| (b[i - 1] - b'a', b[i] - b'1'))
+}
+
+/// Cells whose last square differs from the decoded move's destination in its rank alone
+/// (`ranks[true][written]`) or its file alone, and the cells of each true rank and file.
+struct SquareSlips {
+    ranks: [[usize; 8]; 8],
+    files: [[usize; 8]; 8],
+    rank_cells: [usize; 8],
+    file_cells: [usize; 8],
+    /// Moves read from a cell.
+    cells: usize,
+}
+
+impl SquareSlips {
+    fn of(decoded: &[(&[String], Game)]) -> SquareSlips {
+        let mut slips = SquareSlips {
+            ranks: [[0; 8]; 8],
+            files: [[0; 8]; 8],
+            rank_cells: [0; 8],
+            file_cells: [0; 8],
+            cells: 0,
         };
-    let all: Vec<(usize, usize)> = (0..8)
-        .flat_map(|t| (0..8).map(move |w| (t, w)))
-        .filter(|(t, w)| t != w)
-        .collect();
-    let pairs_where = |keep: &dyn Fn(usize, usize) -> bool| -> Vec<(usize, usize)> {
-        all.iter().copied().filter(|&(t, w)| keep(t, w)).collect()
-    };
-    report(
-        "rank: neighbour (d4 for d5)",
-        &pairs_where(&|t, w| t.abs_diff(w) == 1),
-        &ranks,
-        &rank_cells,
+        for (texts, game) in decoded {
+            for m in &game.moves {
+                let (Some(cell), Some((to_file, to_rank))) =
+                    (m.cell, m.uci.get(2..4).and_then(last_square))
+                else {
+                    continue;
+                };
+                let Some(written) = texts.get(cell) else {
+                    continue;
+                };
+                slips.cells += 1;
+                slips.rank_cells[to_rank as usize] += 1;
+                slips.file_cells[to_file as usize] += 1;
+                let Some((file, rank)) = last_square(written) else {
+                    continue;
+                };
+                if file == to_file && rank != to_rank {
+                    slips.ranks[to_rank as usize][rank as usize] += 1;
+                }
+                if rank == to_rank && file != to_file {
+                    slips.files[to_file as usize][file as usize] += 1;
+                }
+            }
+        }
+        slips
+    }
+
+    /// Each category's rate and cost: ranks a neighbour, mirrored or any other off; files
+    /// a look-alike (by the typed channel), a neighbour or any other off.
+    fn print(&self) {
+        let all: Vec<(usize, usize)> = (0..8)
+            .flat_map(|t| (0..8).map(move |w| (t, w)))
+            .filter(|(t, w)| t != w)
+            .collect();
+        let pairs_where = |keep: &dyn Fn(usize, usize) -> bool| -> Vec<(usize, usize)> {
+            all.iter().copied().filter(|&(t, w)| keep(t, w)).collect()
+        };
+        let (ranks, rank_cells) = (&self.ranks, &self.rank_cells);
+        print_slip_rate(
+            "rank: neighbour (d4 for d5)",
+            &pairs_where(&|t, w| t.abs_diff(w) == 1),
+            ranks,
+            rank_cells,
+        );
+        print_slip_rate(
+            "rank: mirrored (Nf3 for Nf6)",
+            &pairs_where(&|t, w| t.abs_diff(w) != 1 && t + w == 7),
+            ranks,
+            rank_cells,
+        );
+        print_slip_rate(
+            "rank: any other",
+            &pairs_where(&|t, w| t.abs_diff(w) != 1 && t + w != 7),
+            ranks,
+            rank_cells,
+        );
+        let channel = Channel::shared();
+        let file_char = |f: usize| (b'a' + f as u8) as char;
+        let looks_alike = |t: usize, w: usize| {
+            channel.substitution(file_char(t), file_char(w)) < channel.costs().substitution
+        };
+        let (files, file_cells) = (&self.files, &self.file_cells);
+        print_slip_rate(
+            "file: look-alike (c for e)",
+            &pairs_where(&|t, w| looks_alike(t, w)),
+            files,
+            file_cells,
+        );
+        print_slip_rate(
+            "file: neighbour (e for f)",
+            &pairs_where(&|t, w| !looks_alike(t, w) && t.abs_diff(w) == 1),
+            files,
+            file_cells,
+        );
+        print_slip_rate(
+            "file: any other",
+            &pairs_where(&|t, w| !looks_alike(t, w) && t.abs_diff(w) != 1),
+            files,
+            file_cells,
+        );
+    }
+}
+
+/// A category of slips (`pairs` of true and written rank or file): the mean over its pairs of
+/// the share of cells of the true one (`of`) written as the other (`table`), and that rate's
+/// negative log, its cost.
+fn print_slip_rate(name: &str, pairs: &[(usize, usize)], table: &[[usize; 8]; 8], of: &[usize; 8]) {
+    let rate = pairs
+        .iter()
+        .map(|&(t, w)| table[t][w] as f64 / of[t].max(1) as f64)
+        .sum::<f64>()
+        / pairs.len().max(1) as f64;
+    let written: usize = pairs.iter().map(|&(t, w)| table[t][w]).sum();
+    println!(
+        "{name:<34} {:>2} pairs {written:>4} cells, rate {:.5} a pair, cost {:.2} nats",
+        pairs.len(),
+        rate,
+        -rate.ln()
     );
-    report(
-        "rank: mirrored (Nf3 for Nf6)",
-        &pairs_where(&|t, w| t.abs_diff(w) != 1 && t + w == 7),
-        &ranks,
-        &rank_cells,
-    );
-    report(
-        "rank: any other",
-        &pairs_where(&|t, w| t.abs_diff(w) != 1 && t + w != 7),
-        &ranks,
-        &rank_cells,
-    );
-    let file_char = |f: usize| (b'a' + f as u8) as char;
-    let looks_alike = |t: usize, w: usize| {
-        channel.substitution(file_char(t), file_char(w)) < channel.costs().substitution
-    };
-    report(
-        "file: look-alike (c for e)",
-        &pairs_where(&|t, w| looks_alike(t, w)),
-        &files,
-        &file_cells,
-    );
-    report(
-        "file: neighbour (e for f)",
-        &pairs_where(&|t, w| !looks_alike(t, w) && t.abs_diff(w) == 1),
-        &files,
-        &file_cells,
-    );
-    report(
-        "file: any other",
-        &pairs_where(&|t, w| !looks_alike(t, w) && t.abs_diff(w) != 1),
-        &files,
-        &file_cells,
-    );
-    Ok(())
 }
 
 /// Writes the opening book the decoder ships (`src/decode/openings.tsv`) from the CC0
