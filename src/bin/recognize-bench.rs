@@ -349,11 +349,41 @@ fn real(
     save_errors: Option<&Path>,
     options: &ReadOptions,
 ) -> Result<(), String> {
-    let english = Language::by_code("en").ok_or("no English")?;
-    let style = Style::default();
     if let Some(folder) = save_errors {
         std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
     }
+    let games = real_dev_games(dir)?;
+    println!("\nreal-dev scans ({})", dir.display());
+    let mut total = RealCells::default();
+    for game in &games {
+        let name = game
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let shown = ShownErrors {
+            print: show_errors,
+            save_to: save_errors,
+            game: &name,
+        };
+        let cells = read_real_cells(reader, game, &shown)?;
+        println!("  {}", cells.line(&name));
+        total.add(&cells);
+    }
+    println!("  {}", total.line("all"));
+    println!("  (exact: the best path equals the move as the game records it; written form: it is");
+    println!("  one of the ways an English player may write the true move)");
+    print_speed(total.read, total.read_time);
+    println!(
+        "  of which cutting the crops from the scans: {:.3} ms per cell",
+        total.cut_time.as_secs_f64() * 1000.0 / total.read.max(1) as f64
+    );
+    decode_real(reader, &games, options, show_errors)
+}
+
+/// The real-dev games' folders (`gameN`, each with `gameN.png` and `moves_san.txt`) in the
+/// order of their numbers.
+fn real_dev_games(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut games: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .flatten()
@@ -370,89 +400,124 @@ fn real(
             .parse::<u32>()
             .unwrap_or(u32::MAX)
     });
-    println!("\nreal-dev scans ({})", dir.display());
-    let (mut total, mut as_form, mut first, mut cells_read) =
-        (Tally::default(), 0usize, 0usize, 0usize);
-    let (mut cut_time, mut read_time) = (Duration::ZERO, Duration::ZERO);
-    for game in &games {
-        let name = game
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
-        let image = game.join(format!("{name}.png"));
-        let plies = real_game(&game.join("moves_san.txt"))?;
-        let sheet = Sheet::open(&image).map_err(|e| e.to_string())?;
-        let cells = find_cells(&sheet, &PageOptions::default()).map_err(|e| e.to_string())?;
-        // What `read_cells` does, timed in its two parts: cutting the crops, running the model.
-        let started = Instant::now();
-        let crops = crop_cells(reader, &sheet, &cells);
-        cut_time += started.elapsed();
-        let readings = read_crops(reader, &crops).map_err(|e| e.to_string())?;
-        read_time += started.elapsed();
-        cells_read += readings.len();
-        let mut tally = Tally::default();
-        let (mut game_form, mut game_first) = (0, 0);
-        for ((cell, reading), crop) in cells.cells.iter().zip(&readings).zip(&crops) {
-            let Some((position, played, san)) = plies.get(cell.ply as usize - 1) else {
-                continue;
-            };
-            let read = reading.text();
-            tally.add(read, san);
-            total.add(read, san);
-            let legal = legal_moves_with_facts(position);
-            let mut is_form = false;
-            if let Some((_, facts)) = legal.iter().find(|(m, _)| m == played) {
-                for_each_form(facts, english, &style, &mut |text, _| {
-                    is_form |= text == read
-                });
-            }
-            let is_first = true_move_first(reading, position, *played, english);
-            game_form += usize::from(is_form);
-            game_first += usize::from(is_first);
-            if show_errors && (read != san || !is_first) {
-                println!(
-                    "    {name} ply {:>3}: wrote {san:<8} read {read:<10} p={:.2} {}",
-                    cell.ply,
-                    reading.text_confidence(),
-                    if is_first { "" } else { "(not first)" }
-                );
-            }
-            if let (Some(folder), true) = (save_errors, read != san || !is_first) {
-                let safe = |text: &str| text.replace(['/', '\\'], "_");
-                let file = folder.join(format!(
-                    "{name}-{:03}-{}-{}.png",
-                    cell.ply,
-                    safe(san),
-                    safe(read)
-                ));
-                crop.save(&file)
-                    .map_err(|e| format!("{}: {e}", file.display()))?;
-            }
+    Ok(games)
+}
+
+/// What becomes of the real cells read wrongly (or whose true move does not rank first).
+struct ShownErrors<'a> {
+    /// Printed, a line each (`--show-errors`).
+    print: bool,
+    /// Their crops saved here (`--save-errors`).
+    save_to: Option<&'a Path>,
+    /// The game they are of.
+    game: &'a str,
+}
+
+/// The reader on real cells: the best paths against what the game records, how many are a
+/// form of the true move, how often the true move ranks first, and the time taken.
+#[derive(Default)]
+struct RealCells {
+    tally: Tally,
+    as_form: usize,
+    first: usize,
+    /// Cells read, and the time cutting their crops and cutting and reading them took.
+    read: usize,
+    cut_time: Duration,
+    read_time: Duration,
+}
+
+impl RealCells {
+    fn add(&mut self, other: &RealCells) {
+        self.tally.cells += other.tally.cells;
+        self.tally.exact += other.tally.exact;
+        self.tally.char_errors += other.tally.char_errors;
+        self.tally.chars += other.tally.chars;
+        self.as_form += other.as_form;
+        self.first += other.first;
+        self.read += other.read;
+        self.cut_time += other.cut_time;
+        self.read_time += other.read_time;
+    }
+
+    fn line(&self, name: &str) -> String {
+        let cells = self.tally.cells.max(1) as f64;
+        format!(
+            "{}  written form {:>6.2}%  true move first {:>6.2}%",
+            self.tally.line(name),
+            100.0 * self.as_form as f64 / cells,
+            100.0 * self.first as f64 / cells
+        )
+    }
+}
+
+/// Reads the cells the page stage finds on the scan of real-dev game `game` (a folder) and
+/// judges each against the game's move of its ply.
+fn read_real_cells(reader: &Reader, game: &Path, shown: &ShownErrors) -> Result<RealCells, String> {
+    let english = Language::by_code("en").ok_or("no English")?;
+    let style = Style::default();
+    let image = game.join(format!("{}.png", shown.game));
+    let plies = real_game(&game.join("moves_san.txt"))?;
+    let sheet = Sheet::open(&image).map_err(|e| e.to_string())?;
+    let cells = find_cells(&sheet, &PageOptions::default()).map_err(|e| e.to_string())?;
+    // What `read_cells` does, timed in its two parts: cutting the crops, running the model.
+    let started = Instant::now();
+    let crops = crop_cells(reader, &sheet, &cells);
+    let cut_time = started.elapsed();
+    let readings = read_crops(reader, &crops).map_err(|e| e.to_string())?;
+    let mut judged = RealCells {
+        read: readings.len(),
+        cut_time,
+        read_time: started.elapsed(),
+        ..RealCells::default()
+    };
+    for ((cell, reading), crop) in cells.cells.iter().zip(&readings).zip(&crops) {
+        let Some((position, played, san)) = plies.get(cell.ply as usize - 1) else {
+            continue;
+        };
+        let read = reading.text();
+        judged.tally.add(read, san);
+        let legal = legal_moves_with_facts(position);
+        let mut is_form = false;
+        if let Some((_, facts)) = legal.iter().find(|(m, _)| m == played) {
+            for_each_form(facts, english, &style, &mut |text, _| {
+                is_form |= text == read
+            });
         }
-        as_form += game_form;
-        first += game_first;
+        let is_first = true_move_first(reading, position, *played, english);
+        judged.as_form += usize::from(is_form);
+        judged.first += usize::from(is_first);
+        if read != san || !is_first {
+            show_error(shown, cell.ply, san, reading, is_first, crop)?;
+        }
+    }
+    Ok(judged)
+}
+
+/// A real cell of ply `ply` whose move was written `san`, read wrongly as `reading` (or
+/// whose true move is not `first`), printed and its `crop` saved as `shown` says.
+fn show_error(
+    shown: &ShownErrors,
+    ply: u32,
+    san: &str,
+    reading: &CtcCell,
+    first: bool,
+    crop: &GrayImage,
+) -> Result<(), String> {
+    let (name, read) = (shown.game, reading.text());
+    if shown.print {
         println!(
-            "  {}  written form {:>6.2}%  true move first {:>6.2}%",
-            tally.line(&name),
-            100.0 * game_form as f64 / tally.cells.max(1) as f64,
-            100.0 * game_first as f64 / tally.cells.max(1) as f64
+            "    {name} ply {ply:>3}: wrote {san:<8} read {read:<10} p={:.2} {}",
+            reading.text_confidence(),
+            if first { "" } else { "(not first)" }
         );
     }
-    println!(
-        "  {}  written form {:>6.2}%  true move first {:>6.2}%",
-        total.line("all"),
-        100.0 * as_form as f64 / total.cells.max(1) as f64,
-        100.0 * first as f64 / total.cells.max(1) as f64
-    );
-    println!("  (exact: the best path equals the move as the game records it; written form: it is");
-    println!("  one of the ways an English player may write the true move)");
-    print_speed(cells_read, read_time);
-    println!(
-        "  of which cutting the crops from the scans: {:.3} ms per cell",
-        cut_time.as_secs_f64() * 1000.0 / cells_read.max(1) as f64
-    );
-    decode_real(reader, &games, options, show_errors)
+    if let Some(folder) = shown.save_to {
+        let safe = |text: &str| text.replace(['/', '\\'], "_");
+        let file = folder.join(format!("{name}-{ply:03}-{}-{}.png", safe(san), safe(read)));
+        crop.save(&file)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    Ok(())
 }
 
 /// The whole pipeline on each real-dev scan (`read::read_game`, language not given): move
