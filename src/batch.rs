@@ -34,6 +34,9 @@ pub struct BatchGame {
     /// Where the game started (a manifest's `start=` or `chess960=` field); `None`: the
     /// standard position.
     pub start: Option<StartPosition>,
+    /// The game's PGN tags (a manifest's `white=`, `black=`, `round=`... fields); a missing
+    /// Event is the first page's file stem, which traces the database back to the archive.
+    pub tags: PgnTags,
 }
 
 /// The manifest field between a game's own pages and its copy's.
@@ -57,6 +60,14 @@ fn start_of_field(field: &str) -> Option<Result<StartPosition, String>> {
             "{field:?}: a Chess960 start is a number from 0 to 959"
         )),
     })
+}
+
+/// The tag a manifest field gives (`white=Botvinnik, M.`: one of [`PgnTags::NAMES`], an
+/// equals sign and the value), `None` when the field is not a tag.
+fn tag_of_field(field: &str) -> Option<(&'static str, &str)> {
+    let (name, value) = field.split_once('=')?;
+    let name = PgnTags::NAMES.into_iter().find(|tag| *tag == name)?;
+    Some((name, value.trim()))
 }
 
 /// A batch that cannot start: what and why.
@@ -115,7 +126,8 @@ fn stem(path: &Path) -> String {
 /// relative to the manifest's folder; blank lines and lines starting with `#` are skipped),
 /// optionally followed by a `|` field and the pages of the other player's copy of the game,
 /// and anywhere on the line by a `start=FEN` or `chess960=N` field where the game did not
-/// start from the standard position. Two games that would write the same result file are
+/// start from the standard position, and by PGN tags (`white=NAME`, `black=`, `event=`,
+/// `site=`, `date=`, `round=`). Two games that would write the same result file are
 /// refused.
 pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
     let name = input.display();
@@ -134,6 +146,7 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
             pages: vec![page],
             copy: Vec::new(),
             start: None,
+            tags: PgnTags::default(),
         }));
     } else {
         let text = std::fs::read_to_string(input)
@@ -146,8 +159,20 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
             }
             let at = |cause: &str| BatchError(format!("{name}:{}: {cause}", number + 1));
             let mut start = None;
+            let mut tags = PgnTags::default();
             let mut fields: Vec<&str> = Vec::new();
             for field in line.split('\t').map(str::trim).filter(|p| !p.is_empty()) {
+                if let Some((name, value)) = tag_of_field(field) {
+                    let tag = tags.named(name).expect("a tag of PgnTags::NAMES");
+                    if tag.is_some() {
+                        return Err(at(&format!("more than one {name}=")));
+                    }
+                    if value.is_empty() {
+                        return Err(at(&format!("{name}= has no value")));
+                    }
+                    *tag = Some(value.to_string());
+                    continue;
+                }
                 match start_of_field(field) {
                     None => fields.push(field),
                     Some(_) if start.is_some() => return Err(at("more than one start position")),
@@ -178,6 +203,7 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
                 pages,
                 copy,
                 start,
+                tags,
             });
         }
     }
@@ -456,8 +482,8 @@ impl Finished {
     }
 }
 
-/// One game's JSON (its copy read as evidence for the same plies), with the Event tag naming
-/// its first page so the database can be traced back to the archive.
+/// One game's JSON (its copy read as evidence for the same plies), with its tags; without an
+/// Event, one naming its first page, so the database can be traced back to the archive.
 fn read_one(game: &BatchGame, reader: &Reader, options: &ReadOptions) -> Result<String, String> {
     let from_start;
     let options = match &game.start {
@@ -473,10 +499,10 @@ fn read_one(game: &BatchGame, reader: &Reader, options: &ReadOptions) -> Result<
     let read = read_game_files(&game.pages, &game.copy, reader, options)
         .map_err(|e| e.to_string())?
         .read;
-    let tags = PgnTags {
+    let tags = game.tags.clone().or(&PgnTags {
         event: Some(game.id.clone()),
         ..PgnTags::default()
-    };
+    });
     serde_json::to_string_pretty(&read.to_json(&tags))
         .map(|text| text + "\n")
         .map_err(|e| e.to_string())
@@ -531,7 +557,30 @@ mod tests {
             games[0].start.as_ref().map(StartPosition::fen).as_deref(),
             Some(endgame)
         );
+        std::fs::write(
+            &manifest,
+            "r1/t.jpg\twhite=Tal, Mikhail\tblack=Botvinnik, M.\tround=3\tevent=WCh 1960\n",
+        )
+        .unwrap();
+        let games = plan(&manifest).unwrap();
+        assert_eq!(games[0].pages, [dir.join("r1/t.jpg")]);
+        let tags = PgnTags {
+            event: Some("WCh 1960".into()),
+            round: Some("3".into()),
+            white: Some("Tal, Mikhail".into()),
+            black: Some("Botvinnik, M.".into()),
+            ..PgnTags::default()
+        };
+        assert_eq!(games[0].tags, tags);
+        // A field that only looks like a tag is a page.
+        std::fs::write(&manifest, "r1/white=me.jpg\n").unwrap();
+        assert_eq!(
+            plan(&manifest).unwrap()[0].pages,
+            [dir.join("r1/white=me.jpg")]
+        );
         for (line, cause) in [
+            ("r1/c.jpg\twhite=A\twhite=B\n", "more than one white="),
+            ("r1/c.jpg\tround=\n", "round= has no value"),
             ("r1/c.jpg\t|\n", "no copy pages"),
             ("r1/c.jpg\t|\tx.jpg\t|\ty.jpg\n", "more than one"),
             ("|\tr1/c.jpg\n", "no page"),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use scoresheet::batch::{self, Shard};
+use scoresheet::batch::{self, BatchGame, Shard};
 use scoresheet::decode::CellEvidence;
 use scoresheet::decode::{
     decode, decode_both_sheets, DecoderConfig, Game, LanguageChoice, PriorMemo, Transcript,
@@ -225,6 +225,20 @@ struct BatchArgs {
     /// Short for --notation descriptive.
     #[arg(long, conflicts_with = "notation")]
     descriptive: bool,
+    /// PGN Event tag of every game (default: the game's first page's file stem). A manifest
+    /// line's `event=` field overrides it, as its `site=`, `date=` and `round=` fields
+    /// override the next three.
+    #[arg(long)]
+    event: Option<String>,
+    /// PGN Site tag of every game.
+    #[arg(long)]
+    site: Option<String>,
+    /// PGN Date tag of every game (YYYY.MM.DD).
+    #[arg(long)]
+    date: Option<String>,
+    /// PGN Round tag of every game.
+    #[arg(long)]
+    round: Option<String>,
 }
 
 /// What is known about a game besides what was written: its language, start and PGN tags.
@@ -243,6 +257,9 @@ struct GameArgs {
     /// PGN Event tag.
     #[arg(long)]
     event: Option<String>,
+    /// PGN Site tag.
+    #[arg(long)]
+    site: Option<String>,
     /// PGN White tag.
     #[arg(long)]
     white: Option<String>,
@@ -284,7 +301,7 @@ impl GameArgs {
     fn tags(&self) -> PgnTags {
         PgnTags {
             event: self.event.clone(),
-            site: None,
+            site: self.site.clone(),
             date: self.date.clone(),
             round: self.round.clone(),
             white: self.white.clone(),
@@ -593,6 +610,7 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
         start_fen: None,
         chess960: None,
         event: None,
+        site: None,
         white: None,
         black: None,
         round: None,
@@ -607,7 +625,21 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
     let mut loaded = None;
     let (reader, notation, language) =
         chosen_reading(args.model.as_deref(), notation, language, &mut loaded)?;
-    let games = batch::plan(&args.input).map_err(|e| e.to_string())?;
+    let every_game = PgnTags {
+        event: args.event.clone(),
+        site: args.site.clone(),
+        date: args.date.clone(),
+        round: args.round.clone(),
+        ..PgnTags::default()
+    };
+    let games: Vec<BatchGame> = batch::plan(&args.input)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|game| BatchGame {
+            tags: game.tags.or(&every_game),
+            ..game
+        })
+        .collect();
     let options = ReadOptions {
         language,
         notation,

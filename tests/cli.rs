@@ -569,6 +569,13 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Whether the PGN in the game JSON at `path` holds `tag`.
+fn game_pgn_tagged(path: &std::path::Path, tag: &str) -> bool {
+    let game: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    game["pgn"].as_str().unwrap_or_default().contains(tag)
+}
+
 #[test]
 fn a_manifest_pairs_a_game_with_the_other_players_copy() {
     let dir = std::env::temp_dir().join(format!("scoresheet-copies-{}", std::process::id()));
@@ -590,9 +597,13 @@ fn a_manifest_pairs_a_game_with_the_other_players_copy() {
     let manifest = dir.join("round.tsv");
     // The other game's line also says where it started: the usual position, at move 5.
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 5";
+    // The first line names its players and its own event; the batch names the rest.
     std::fs::write(
         &manifest,
-        format!("white.jpg\t|\tblack.jpg\nother.jpg\t|\ttorn.jpg\tstart={start}\n"),
+        format!(
+            "white.jpg\t|\tblack.jpg\twhite=Kasparov, G.\tblack=Karpov, A.\tevent=WCh\n\
+             other.jpg\t|\ttorn.jpg\tstart={start}\n"
+        ),
     )
     .unwrap();
     let run = scoresheet(&[
@@ -600,6 +611,12 @@ fn a_manifest_pairs_a_game_with_the_other_players_copy() {
         manifest.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--event",
+        "Open 2026",
+        "--round",
+        "4",
+        "--date",
+        "2026.12.06",
     ]);
     // The torn copy is set aside: its game is read from the own sheet, and the summary says so.
     assert!(run.status.success(), "{}", stderr(&run));
@@ -620,6 +637,33 @@ fn a_manifest_pairs_a_game_with_the_other_players_copy() {
     assert!(other["moves"].as_array().unwrap().len() > 40);
     let database = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     assert!(database.contains("{the other player's copy could not be read ("));
+    let headers: Vec<&str> = database
+        .lines()
+        .filter(|line| {
+            ["[Event ", "[Date ", "[Round ", "[White ", "[Black "]
+                .iter()
+                .any(|tag| line.starts_with(tag))
+        })
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            "[Event \"WCh\"]",
+            "[Date \"2026.12.06\"]",
+            "[Round \"4\"]",
+            "[White \"Kasparov, G.\"]",
+            "[Black \"Karpov, A.\"]",
+            "[Event \"Open 2026\"]",
+            "[Date \"2026.12.06\"]",
+            "[Round \"4\"]",
+            "[White \"?\"]",
+            "[Black \"?\"]",
+        ]
+    );
+    assert!(game_pgn_tagged(
+        &out.join("white.json"),
+        "[White \"Kasparov, G.\"]"
+    ));
     let game: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("white.json")).unwrap()).unwrap();
     let pages: Vec<&str> = game["pages"]

@@ -9,7 +9,7 @@ use shakmaty::{CastlingMode, Color, Position};
 use crate::decode::{DecodedMove, EndState, Game, StepKind, WhichSheet};
 
 /// The PGN header a user may give; missing values are written `?` as the PGN standard asks.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PgnTags {
     pub event: Option<String>,
     pub site: Option<String>,
@@ -17,6 +17,38 @@ pub struct PgnTags {
     pub round: Option<String>,
     pub white: Option<String>,
     pub black: Option<String>,
+}
+
+impl PgnTags {
+    /// The names a user gives tags by (`event`, `site`, `date`, `round`, `white`, `black`),
+    /// lower case, as a batch manifest's `name=value` fields do.
+    pub const NAMES: [&'static str; 6] = ["event", "site", "date", "round", "white", "black"];
+
+    /// The tag named `name` (one of [`PgnTags::NAMES`]), to be given.
+    pub fn named(&mut self, name: &str) -> Option<&mut Option<String>> {
+        match name {
+            "event" => Some(&mut self.event),
+            "site" => Some(&mut self.site),
+            "date" => Some(&mut self.date),
+            "round" => Some(&mut self.round),
+            "white" => Some(&mut self.white),
+            "black" => Some(&mut self.black),
+            _ => None,
+        }
+    }
+
+    /// These tags, each missing one taken from `defaults`.
+    pub fn or(self, defaults: &PgnTags) -> PgnTags {
+        let pick = |own: Option<String>, default: &Option<String>| own.or(default.clone());
+        PgnTags {
+            event: pick(self.event, &defaults.event),
+            site: pick(self.site, &defaults.site),
+            date: pick(self.date, &defaults.date),
+            round: pick(self.round, &defaults.round),
+            white: pick(self.white, &defaults.white),
+            black: pick(self.black, &defaults.black),
+        }
+    }
 }
 
 fn escape_tag(value: &str) -> String {
