@@ -13,7 +13,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::read::{read_game_files, ReadOptions};
+use crate::read::{read_game_files, FilesRead, ReadOptions};
 use crate::recognize::Reader;
 use crate::report::PgnTags;
 use crate::start::StartPosition;
@@ -340,15 +340,17 @@ impl Progress {
     }
 }
 
-/// Reads every game of `games` in `shard` into `out` (`<id>.json` each, then `games.pgn` of
-/// every finished game and `_summary.json`), on the current rayon pool. Games whose JSON is
-/// already in `out` are not read again.
+/// Reads every game of `games` in `shard` into `out` (`<id>.json` each, and with `reports`
+/// its review page `<id>.html` before it; then `games.pgn` of every finished game and
+/// `_summary.json`), on the current rayon pool. Games whose JSON is already in `out` are not
+/// read again.
 pub fn run(
     games: &[BatchGame],
     shard: Shard,
     out: &Path,
     reader: &Reader,
     options: &ReadOptions,
+    reports: bool,
 ) -> Result<BatchSummary, BatchError> {
     std::fs::create_dir_all(out).map_err(|e| BatchError(format!("{}: {e}", out.display())))?;
     let started = Instant::now();
@@ -374,7 +376,8 @@ pub fn run(
     let failures: Vec<(String, String)> = todo
         .par_iter()
         .filter_map(|game| {
-            let outcome = read_one(game, reader, options)
+            let report = reports.then(|| out.join(format!("{}.html", game.id)));
+            let outcome = read_one(game, reader, options, report.as_deref())
                 .and_then(|json| write_atomically(&result_path(game), json.as_bytes()));
             progress.tick();
             outcome
@@ -484,7 +487,13 @@ impl Finished {
 
 /// One game's JSON (its copy read as evidence for the same plies), with its tags; without an
 /// Event, one naming its first page, so the database can be traced back to the archive.
-fn read_one(game: &BatchGame, reader: &Reader, options: &ReadOptions) -> Result<String, String> {
+/// With `report`, the game's review page is written there first.
+fn read_one(
+    game: &BatchGame,
+    reader: &Reader,
+    options: &ReadOptions,
+    report: Option<&Path>,
+) -> Result<String, String> {
     let from_start;
     let options = match &game.start {
         Some(start) => {
@@ -496,13 +505,15 @@ fn read_one(game: &BatchGame, reader: &Reader, options: &ReadOptions) -> Result<
         }
         None => options,
     };
-    let read = read_game_files(&game.pages, &game.copy, reader, options)
-        .map_err(|e| e.to_string())?
-        .read;
+    let FilesRead { sheets, copy, read } =
+        read_game_files(&game.pages, &game.copy, reader, options).map_err(|e| e.to_string())?;
     let tags = game.tags.clone().or(&PgnTags {
         event: Some(game.id.clone()),
         ..PgnTags::default()
     });
+    if let Some(path) = report {
+        write_atomically(path, read.review_html(&sheets, &copy, &tags).as_bytes())?;
+    }
     serde_json::to_string_pretty(&read.to_json(&tags))
         .map(|text| text + "\n")
         .map_err(|e| e.to_string())

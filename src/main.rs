@@ -239,6 +239,9 @@ struct BatchArgs {
     /// PGN Round tag of every game.
     #[arg(long)]
     round: Option<String>,
+    /// Also write every game's review page (as `read --report` does) to DIR/<stem>.html.
+    #[arg(long)]
+    reports: bool,
 }
 
 /// What is known about a game besides what was written: its language, start and PGN tags.
@@ -650,7 +653,7 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("--jobs: {e}"))?;
     let summary = pool
-        .install(|| batch::run(&games, shard, &args.out, reader, &options))
+        .install(|| batch::run(&games, shard, &args.out, reader, &options, args.reports))
         .map_err(|e| e.to_string())?;
     eprintln!(
         "{}: {} games ({} read now, {} done before), {} moves, {} flagged, {} failed, {:.1} s",

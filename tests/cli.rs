@@ -501,6 +501,7 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
             out.to_str().unwrap(),
             "--jobs",
             "2",
+            "--reports",
         ])
     };
     let first = run();
@@ -546,7 +547,15 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
             game["moves"][0]["quad"].is_array(),
             "{stem}: each move keeps its cell"
         );
+        // Its review page beside it, as `read --report` writes it.
+        let page = std::fs::read_to_string(out.join(format!("{stem}.html"))).unwrap();
+        assert!(page.starts_with("<!DOCTYPE html>"), "{stem}");
+        assert!(page.contains(stem), "{stem}: the page names its game");
     }
+    assert!(
+        !out.join("torn.html").exists(),
+        "no page for a game not read"
+    );
     let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     assert_eq!(pgn.matches("[Event ").count(), 3);
     // Nothing half-written is left, and a rerun reads only what failed.
