@@ -258,7 +258,18 @@ pub struct BatchSummary {
     /// The first page of every finished game read in English descriptive notation
     /// (`notation` of the game's JSON): told from its cells unless the batch was told.
     pub descriptive: Vec<String>,
+    /// Every finished game, in the input's order: what to review first.
+    pub by_game: Vec<GameLine>,
     pub seconds: f64,
+}
+
+/// A finished game in a batch's summary: its first page, result, moves and flagged moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameLine {
+    pub file: String,
+    pub result: String,
+    pub moves: usize,
+    pub flagged: usize,
 }
 
 impl BatchSummary {
@@ -282,6 +293,14 @@ impl BatchSummary {
                 .collect::<Vec<_>>(),
             "start_doubts": self.start_doubts,
             "descriptive": self.descriptive,
+            "by_game": self.by_game.iter()
+                .map(|g| json!({
+                    "file": g.file,
+                    "result": g.result,
+                    "moves": g.moves,
+                    "flagged": g.flagged,
+                }))
+                .collect::<Vec<_>>(),
             "seconds": (self.seconds * 10.0).round() / 10.0,
         })
     }
@@ -410,6 +429,7 @@ pub fn run(
         turned_pages: finished.turned_pages,
         start_doubts: finished.start_doubts,
         descriptive: finished.descriptive,
+        by_game: finished.by_game,
         seconds: started.elapsed().as_secs_f64(),
     };
     let text = serde_json::to_string_pretty(&summary.to_json()).unwrap_or_default() + "\n";
@@ -430,6 +450,7 @@ struct Finished {
     turned_pages: Vec<(String, f64)>,
     start_doubts: Vec<String>,
     descriptive: Vec<String>,
+    by_game: Vec<GameLine>,
 }
 
 impl Finished {
@@ -451,8 +472,16 @@ impl Finished {
     /// Adds `game`, from its JSON.
     fn add(&mut self, game: &BatchGame, json: &Value) {
         let first_page = || game.pages[0].display().to_string();
-        self.moves += json["moves"].as_array().map_or(0, Vec::len);
-        self.flagged += json["flagged"].as_u64().unwrap_or(0) as usize;
+        let moves = json["moves"].as_array().map_or(0, Vec::len);
+        let flagged = json["flagged"].as_u64().unwrap_or(0) as usize;
+        self.moves += moves;
+        self.flagged += flagged;
+        self.by_game.push(GameLine {
+            file: first_page(),
+            result: json["result"].as_str().unwrap_or("*").to_string(),
+            moves,
+            flagged,
+        });
         if let Some(error) = json["set_aside"]["error"].as_str() {
             self.set_aside.push((first_page(), error.to_string()));
         }

@@ -527,6 +527,30 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
     // told so from their cells.
     assert_eq!(summary["start_doubts"], serde_json::json!([]));
     assert_eq!(summary["descriptive"], serde_json::json!([]));
+    // Each finished game, in the folder's order, with its moves and flags to sort by.
+    let by_game = summary["by_game"].as_array().unwrap();
+    let files: Vec<&str> = by_game
+        .iter()
+        .map(|g| g["file"].as_str().unwrap())
+        .collect();
+    let in_folder = |name: &str| input.join(name).to_str().unwrap().to_string();
+    assert_eq!(
+        files,
+        [
+            in_folder("00001-de-single-40.jpg"),
+            in_folder("00002-ru-chesscom-2x25.jpg"),
+            in_folder("00005-uk-upside-down.png"),
+        ]
+    );
+    let moves: u64 = by_game.iter().map(|g| g["moves"].as_u64().unwrap()).sum();
+    let flagged: u64 = by_game.iter().map(|g| g["flagged"].as_u64().unwrap()).sum();
+    assert_eq!(
+        (moves, flagged),
+        (
+            summary["moves"].as_u64().unwrap(),
+            summary["flagged"].as_u64().unwrap()
+        )
+    );
     for stem in [
         "00001-de-single-40",
         "00002-ru-chesscom-2x25",
