@@ -62,14 +62,6 @@ fn start_of_field(field: &str) -> Option<Result<StartPosition, String>> {
     })
 }
 
-/// The tag a manifest field gives (`white=Botvinnik, M.`: one of [`PgnTags::NAMES`], an
-/// equals sign and the value), `None` when the field is not a tag.
-fn tag_of_field(field: &str) -> Option<(&'static str, &str)> {
-    let (name, value) = field.split_once('=')?;
-    let name = PgnTags::NAMES.into_iter().find(|tag| *tag == name)?;
-    Some((name, value.trim()))
-}
-
 /// A batch that cannot start: what and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchError(pub String);
@@ -162,16 +154,18 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
             let mut tags = PgnTags::default();
             let mut fields: Vec<&str> = Vec::new();
             for field in line.split('\t').map(str::trim).filter(|p| !p.is_empty()) {
-                if let Some((name, value)) = tag_of_field(field) {
-                    let tag = tags.named(name).expect("a tag of PgnTags::NAMES");
-                    if tag.is_some() {
-                        return Err(at(&format!("more than one {name}=")));
+                // A tag: `white=Botvinnik, M.` (a name `PgnTags::named` knows, `=`, the value).
+                if let Some((name, value)) = field.split_once('=') {
+                    if let Some(tag) = tags.named(name) {
+                        if tag.is_some() {
+                            return Err(at(&format!("more than one {name}=")));
+                        }
+                        if value.trim().is_empty() {
+                            return Err(at(&format!("{name}= has no value")));
+                        }
+                        *tag = Some(value.trim().to_string());
+                        continue;
                     }
-                    if value.is_empty() {
-                        return Err(at(&format!("{name}= has no value")));
-                    }
-                    *tag = Some(value.to_string());
-                    continue;
                 }
                 match start_of_field(field) {
                     None => fields.push(field),

@@ -20,11 +20,8 @@ pub struct PgnTags {
 }
 
 impl PgnTags {
-    /// The names a user gives tags by (`event`, `site`, `date`, `round`, `white`, `black`),
-    /// lower case, as a batch manifest's `name=value` fields do.
-    pub const NAMES: [&'static str; 6] = ["event", "site", "date", "round", "white", "black"];
-
-    /// The tag named `name` (one of [`PgnTags::NAMES`]), to be given.
+    /// The tag a user names `name` (`event`, `site`, `date`, `round`, `white` or `black`,
+    /// lower case, as a batch manifest's `name=value` fields do), to be given.
     pub fn named(&mut self, name: &str) -> Option<&mut Option<String>> {
         match name {
             "event" => Some(&mut self.event),
