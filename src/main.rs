@@ -287,18 +287,7 @@ impl GameArgs {
     }
 
     fn language(&self) -> Result<LanguageChoice, String> {
-        match self.lang.as_str() {
-            "auto" => Ok(LanguageChoice::Auto),
-            code => Ok(LanguageChoice::Fixed(Language::by_code(code).ok_or_else(
-                || {
-                    let codes: Vec<&str> = LANGUAGES.iter().map(|l| l.code).collect();
-                    format!(
-                        "--lang: unknown language {code:?}; known: auto, {}",
-                        codes.join(", ")
-                    )
-                },
-            )?)),
-        }
+        language_choice(&self.lang)
     }
 
     fn tags(&self) -> PgnTags {
@@ -606,20 +595,25 @@ fn numbered_page(path: &Path, page: usize) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// What `--lang` asks for: "auto" or a language's code.
+fn language_choice(lang: &str) -> Result<LanguageChoice, String> {
+    match lang {
+        "auto" => Ok(LanguageChoice::Auto),
+        code => Language::by_code(code)
+            .map(LanguageChoice::Fixed)
+            .ok_or_else(|| {
+                let codes: Vec<&str> = LANGUAGES.iter().map(|l| l.code).collect();
+                format!(
+                    "--lang: unknown language {code:?}; known: auto, {}",
+                    codes.join(", ")
+                )
+            }),
+    }
+}
+
 fn run_batch(args: &BatchArgs) -> Result<(), String> {
     let shard = Shard::parse(&args.shard).map_err(|e| e.to_string())?;
-    let language = GameArgs {
-        lang: args.lang.clone(),
-        start_fen: None,
-        chess960: None,
-        event: None,
-        site: None,
-        white: None,
-        black: None,
-        round: None,
-        date: None,
-    }
-    .language()?;
+    let language = language_choice(&args.lang)?;
     let notation = if args.descriptive {
         NotationArg::Descriptive
     } else {
