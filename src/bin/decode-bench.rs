@@ -875,7 +875,14 @@ fn decode_game(
             "FAIL {} {} game {} writer: {}",
             of.lang.code, of.noise.name, of.gi, writer.description
         );
-        print_failure(&heading, &decoded, moves, &t.cells, of.lang, config);
+        print_failure(
+            &heading,
+            &decoded,
+            moves,
+            (&t.cells, &cells),
+            of.lang,
+            config,
+        );
     }
     if args.naive {
         let naive = naive_decode(&cells, of.lang, args.descriptive);
@@ -884,18 +891,17 @@ fn decode_game(
 }
 
 /// A game decoded wrong (`--show-failures`): each ply's true and decoded move, the
-/// transcript's cells, the decoded and true games' scores and where the search lost the true
-/// game.
+/// transcript's cells (as written, and as decoded), the decoded and true games' scores and
+/// where the search lost the true game.
 fn print_failure(
     heading: &str,
     decoded: &Game,
     moves: &[Move],
-    written: &[String],
+    (written, cells): (&[String], &[TypedCell]),
     lang: &'static Language,
     config: &DecoderConfig,
 ) {
     let start = StartPosition::standard();
-    let cells: Vec<TypedCell> = written.iter().map(|c| TypedCell::new(c)).collect();
     let mut pos = Chess::default();
     let mut lines = vec![heading.to_string()];
     for (i, m) in moves.iter().enumerate() {
@@ -925,11 +931,11 @@ fn print_failure(
     lines.push(format!(
         "  decoded score {:.2}, truth score {:?}",
         decoded.score,
-        scoresheet::decode::line_score(&cells, &start, lang, moves, config)
+        scoresheet::decode::line_score(cells, &start, lang, moves, config)
     ));
     lines.push(format!(
         "  search loss {:?}",
-        scoresheet::decode::search_loss(&cells, &start, lang, moves, config)
+        scoresheet::decode::search_loss(cells, &start, lang, moves, config)
     ));
     println!("{}", lines.join("\n"));
 }

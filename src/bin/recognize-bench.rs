@@ -174,6 +174,14 @@ impl Tally {
         self.chars += truth.len().max(1);
     }
 
+    /// Adds the cells `other` counted.
+    fn merge(&mut self, other: &Tally) {
+        self.cells += other.cells;
+        self.exact += other.exact;
+        self.char_errors += other.char_errors;
+        self.chars += other.chars;
+    }
+
     fn line(&self, name: &str) -> String {
         format!(
             "{name:<10} {:>6} cells  exact {:>6.2}%  CER {:>5.2}%",
@@ -428,10 +436,7 @@ struct RealCells {
 
 impl RealCells {
     fn add(&mut self, other: &RealCells) {
-        self.tally.cells += other.tally.cells;
-        self.tally.exact += other.tally.exact;
-        self.tally.char_errors += other.tally.char_errors;
-        self.tally.chars += other.tally.chars;
+        self.tally.merge(&other.tally);
         self.as_form += other.as_form;
         self.first += other.first;
         self.read += other.read;
@@ -933,12 +938,10 @@ fn read_generated_sheet(
     let seconds = started.elapsed().as_secs_f64();
     results.timed.push((seconds, stem.to_string()));
     results.crops_read += reader.crops_read() - crops_before;
-    if let Ok(read) = &read {
-        results.cells_found += read.pages.iter().map(|p| p.cells.len()).sum::<usize>();
-    }
     let plies = truth.played.len();
     let tally = truth.judge(&read);
     if let Ok(read) = &read {
+        results.cells_found += read.pages.iter().map(|p| p.cells.len()).sum::<usize>();
         for (uci, decoded) in truth.played.iter().zip(&read.game.moves) {
             results
                 .calibration

@@ -211,11 +211,7 @@ fn run(args: Args) -> Result<(), String> {
 /// `--show-glyphs`: the first 16 samples of each of `chars`, one row each, as
 /// `OUT/glyphs.png`.
 fn show_glyphs(args: &Args, chars: &str) -> Result<(), String> {
-    let glyph_dir = args
-        .glyphs
-        .clone()
-        .unwrap_or_else(|| shared_data_dir().join("glyphs"));
-    let bank = GlyphBank::load(&glyph_dir).map_err(|e| e.to_string())?;
+    let bank = GlyphBank::load(&glyph_dir(args)).map_err(|e| e.to_string())?;
     fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let cell = 72u32;
     let chars: Vec<char> = chars.chars().collect();
@@ -239,13 +235,17 @@ fn show_glyphs(args: &Args, chars: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// The glyph samples' folder: `--glyphs`, else the shared data's `glyphs/`.
+fn glyph_dir(args: &Args) -> PathBuf {
+    args.glyphs
+        .clone()
+        .unwrap_or_else(|| shared_data_dir().join("glyphs"))
+}
+
 /// The writers' scripts: the glyph samples (with MNIST digits unless `--shareable`) and the
 /// handwriting fonts, of the part of the writers `--part` names.
 fn load_scripts(args: &Args) -> Result<Scripts, String> {
-    let glyph_dir = args
-        .glyphs
-        .clone()
-        .unwrap_or_else(|| shared_data_dir().join("glyphs"));
+    let glyph_dir = glyph_dir(args);
     let mut bank = if args.shareable {
         GlyphBank::load_shareable(&glyph_dir)
     } else {
