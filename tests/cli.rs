@@ -1,10 +1,13 @@
 //! The `scoresheet` binary as a user runs it: the sample sheets, output formats and clear
 //! errors with a non-zero exit on bad input.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use scoresheet::recognize::ctc::look_alike;
+
+mod scratch;
+use scratch::Scratch;
 
 fn scoresheet(args: &[&str]) -> Output {
     scoresheet_with_env(args, &[])
@@ -26,14 +29,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("scoresheet-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
 }
 
 #[test]
@@ -79,7 +74,8 @@ fn decodes_russian_notation_to_json() {
 /// each move with both players' writing.
 #[test]
 fn decodes_both_players_transcripts_together() {
-    let copy = temp_file(
+    let scratch = Scratch::new("opera-both-copies");
+    let copy = scratch.file(
         "opera-black.tsv",
         "1\te4\te5\n2\tNf3\td6\n3\td4\n4\tdxe5\tBxf3\n5\tQxf3\tdxe5\n6\tBc4\tNf6\n\
          7\tQb3\tQe7\n8\tNc3\tc6\n9\tBg5\tb5\n10\tNxb5\tcxb5\n11\tBxb5+\tNbd7\n\
@@ -123,7 +119,8 @@ fn decodes_both_players_transcripts_together() {
 
 #[test]
 fn writes_to_a_file_and_reads_standard_input() {
-    let target = std::env::temp_dir().join(format!("scoresheet-out-{}.pgn", std::process::id()));
+    let scratch = Scratch::new("output-file");
+    let target = scratch.path("out.pgn");
     let out = scoresheet(&[
         "decode",
         "samples/opera-game.tsv",
@@ -135,7 +132,6 @@ fn writes_to_a_file_and_reads_standard_input() {
     assert!(out.status.success());
     let pgn = std::fs::read_to_string(&target).unwrap();
     assert!(pgn.contains("[White \"Morphy\"]"));
-    std::fs::remove_file(target).ok();
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_scoresheet"))
         .args(["decode", "-", "--lang", "de"])
@@ -160,7 +156,8 @@ fn writes_to_a_file_and_reads_standard_input() {
 
 #[test]
 fn chess960_and_fen_starts() {
-    let path = temp_file("960.tsv", b"1\tb3\tb6\n2\t0-0\t0-0\n");
+    let scratch = Scratch::new("starts");
+    let path = scratch.file("960.tsv", b"1\tb3\tb6\n2\t0-0\t0-0\n");
     let out = scoresheet(&["decode", path.to_str().unwrap(), "--chess960", "3"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let pgn = stdout(&out);
@@ -169,7 +166,7 @@ fn chess960_and_fen_starts() {
         "{pgn}"
     );
 
-    let path = temp_file("fen.tsv", b"40\tKd2\tKf3\n");
+    let path = scratch.file("fen.tsv", b"40\tKd2\tKf3\n");
     let out = scoresheet(&[
         "decode",
         path.to_str().unwrap(),
@@ -200,21 +197,22 @@ fn assert_clear_error(out: &Output, needles: &[&str]) {
 
 #[test]
 fn bad_input_gets_a_clear_error_naming_file_and_cause() {
+    let scratch = Scratch::new("bad-transcripts");
     assert_clear_error(
         &scoresheet(&["decode", "no/such/file.tsv"]),
         &["no/such/file.tsv", "No such file"],
     );
-    let not_utf8 = temp_file("latin1.tsv", b"1\te4\te5\n2\tF\xe4\n");
+    let not_utf8 = scratch.file("latin1.tsv", b"1\te4\te5\n2\tF\xe4\n");
     assert_clear_error(
         &scoresheet(&["decode", not_utf8.to_str().unwrap()]),
         &["latin1.tsv", "line 2", "UTF-8"],
     );
-    let no_number = temp_file("nonumber.tsv", b"e4\te5\n");
+    let no_number = scratch.file("nonumber.tsv", b"e4\te5\n");
     assert_clear_error(
         &scoresheet(&["decode", no_number.to_str().unwrap()]),
         &["nonumber.tsv", "line 1", "move number"],
     );
-    let empty = temp_file("empty.tsv", b"\n\n");
+    let empty = scratch.file("empty.tsv", b"\n\n");
     assert_clear_error(
         &scoresheet(&["decode", empty.to_str().unwrap()]),
         &["empty.tsv", "no moves"],
@@ -256,8 +254,9 @@ fn help_and_languages_explain_themselves() {
 
 #[test]
 fn an_absurdly_long_transcript_is_refused() {
+    let scratch = Scratch::new("long-transcript");
     let text: String = (1..=700).map(|i| format!("{i}\tNf3\tNf6\n")).collect();
-    let path = temp_file("long.tsv", text.as_bytes());
+    let path = scratch.file("long.tsv", text.as_bytes());
     assert_clear_error(
         &scoresheet(&["decode", path.to_str().unwrap()]),
         &["long.tsv", "longer than any scoresheet"],
@@ -266,8 +265,8 @@ fn an_absurdly_long_transcript_is_refused() {
 
 #[test]
 fn cells_of_a_sample_sheet_as_json_with_an_overlay() {
-    let overlay =
-        std::env::temp_dir().join(format!("scoresheet-overlay-{}.png", std::process::id()));
+    let scratch = Scratch::new("cells-overlay");
+    let overlay = scratch.path("overlay.png");
     let out = scoresheet(&[
         "cells",
         "samples/sheets/00002-ru-chesscom-2x25.jpg",
@@ -287,7 +286,6 @@ fn cells_of_a_sample_sheet_as_json_with_an_overlay() {
         drawn.width(),
         json["image"]["width"].as_u64().unwrap() as u32
     );
-    let _ = std::fs::remove_file(overlay);
 }
 
 #[test]
@@ -418,7 +416,8 @@ fn without_the_descriptive_reader_sheets_are_read_as_algebraic_with_a_warning() 
 
 #[test]
 fn cells_errors_name_the_file_and_the_cause() {
-    let text = temp_file("moves.jpg", b"1. e4 e5");
+    let scratch = Scratch::new("cells-errors");
+    let text = scratch.file("moves.jpg", b"1. e4 e5");
     let out = scoresheet(&["cells", text.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
@@ -433,7 +432,7 @@ fn cells_errors_name_the_file_and_the_cause() {
         "{}",
         stderr(&out)
     );
-    let blank = temp_file("blank.png", &{
+    let blank = scratch.file("blank.png", &{
         let mut bytes = Vec::new();
         image::DynamicImage::ImageLuma8(image::GrayImage::from_pixel(
             900,
@@ -456,7 +455,7 @@ fn cells_errors_name_the_file_and_the_cause() {
     );
     // A photo that lost its last quarter: the cells above the cut, and a warning.
     let photo = std::fs::read("samples/sheets/00002-ru-chesscom-2x25.jpg").unwrap();
-    let torn = temp_file("torn.jpg", &photo[..photo.len() * 3 / 4]);
+    let torn = scratch.file("torn.jpg", &photo[..photo.len() * 3 / 4]);
     let out = scoresheet(&["cells", torn.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
@@ -468,7 +467,8 @@ fn cells_errors_name_the_file_and_the_cause() {
 
 #[test]
 fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
-    let dir = std::env::temp_dir().join(format!("scoresheet-batch-{}", std::process::id()));
+    let scratch = Scratch::new("batch");
+    let dir = scratch.dir();
     let (input, out) = (dir.join("in"), dir.join("out"));
     std::fs::create_dir_all(&input).unwrap();
     std::fs::copy(
@@ -599,7 +599,6 @@ fn a_batch_with_a_corrupt_file_keeps_every_other_game_and_restarts() {
         pgn,
         "the database is rebuilt the same"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Whether the PGN in the game JSON at `path` holds `tag`.
@@ -611,9 +610,9 @@ fn game_pgn_tagged(path: &std::path::Path, tag: &str) -> bool {
 
 #[test]
 fn a_manifest_pairs_a_game_with_the_other_players_copy() {
-    let dir = std::env::temp_dir().join(format!("scoresheet-copies-{}", std::process::id()));
+    let scratch = Scratch::new("batch-copies");
+    let dir = scratch.dir();
     let out = dir.join("out");
-    std::fs::create_dir_all(&dir).unwrap();
     let sheets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
     std::fs::write(dir.join("torn.jpg"), b"\xff\xd8\xff\xe0 not really a JPEG").unwrap();
     std::fs::copy(
@@ -712,5 +711,4 @@ fn a_manifest_pairs_a_game_with_the_other_players_copy() {
         game["start_fen"],
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }

@@ -8,6 +8,8 @@ use image::{GrayImage, Luma};
 use scoresheet::recognize::Reader;
 
 mod common;
+mod scratch;
+use scratch::Scratch;
 
 /// How many of the game's moves are the ones `played` (SAN), ply by ply.
 fn moves_right<S: AsRef<str>>(game: &scoresheet::decode::Game, played: &[S]) -> usize {
@@ -74,8 +76,8 @@ fn reads_cells_in_order_across_batches() {
 
 #[test]
 fn a_missing_or_broken_model_is_a_clear_error() {
-    let dir = std::env::temp_dir().join(format!("scoresheet-reader-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("broken-model");
+    let dir = scratch.dir();
     let err = Reader::load(&dir.join("none.onnx"))
         .err()
         .unwrap()
@@ -96,7 +98,6 @@ fn a_missing_or_broken_model_is_a_clear_error() {
     std::fs::write(dir.join("renamed.json"), card).unwrap();
     let err = Reader::load(&renamed).err().unwrap().to_string();
     assert!(err.contains("pixels"), "{err}");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The shipped model reads the sample sheets' cells, found by the page stage: how often the

@@ -2,12 +2,10 @@
 //! opens the page `scoresheet read --report` writes for a sample sheet, runs its script and
 //! draws it.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-fn temp_path(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("scoresheet-report-{}-{name}", std::process::id()))
-}
+mod scratch;
+use scratch::Scratch;
 
 fn chromium(args: &[&str]) -> std::process::Output {
     Command::new("chromium")
@@ -42,8 +40,9 @@ fn read_json(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
-    let report = temp_path("review.html");
-    let overlay = temp_path("overlay.png");
+    let scratch = Scratch::new("review-page");
+    let report = scratch.path("review.html");
+    let overlay = scratch.path("overlay.png");
     let game = read_json(&[
         "samples/sheets/00002-ru-chesscom-2x25.jpg",
         "--report",
@@ -97,7 +96,7 @@ fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
     );
 
     // Drawn: the dark header band, the sheet photo beside the table, the crops and boards.
-    let shot = temp_path("review.png");
+    let shot = scratch.path("review.png");
     let drawn = chromium(&[
         "--window-size=1400,3000",
         &format!("--screenshot={}", shot.display()),
@@ -132,13 +131,11 @@ fn the_review_page_opens_in_chromium_with_every_move_and_the_selected_cell() {
         board_squares > 5000,
         "boards drawn ({board_squares} pixels)"
     );
-    for path in [&report, &shot] {
-        let _ = std::fs::remove_file(path);
-    }
 }
 
 #[test]
 fn a_copy_of_the_sheet_is_read_as_evidence_for_the_same_plies() {
+    let scratch = Scratch::new("review-with-copy");
     let sheet = "samples/sheets/00005-uk-chesscom-2x25.jpg";
     let truth: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(
@@ -148,7 +145,7 @@ fn a_copy_of_the_sheet_is_read_as_evidence_for_the_same_plies() {
         .unwrap(),
     )
     .unwrap();
-    let report = temp_path("copy.html");
+    let report = scratch.path("copy.html");
     let right = |game: &serde_json::Value| {
         game["moves"]
             .as_array()
@@ -194,12 +191,12 @@ fn a_copy_of_the_sheet_is_read_as_evidence_for_the_same_plies() {
         html.matches("<img class=\"crop\"").count(),
         with_cell + fused.len()
     );
-    let _ = std::fs::remove_file(&report);
 }
 
 #[test]
 fn a_sheet_that_cannot_be_read_is_set_aside_and_the_game_read_from_the_other() {
-    let blank_path = temp_path("blank.png");
+    let scratch = Scratch::new("set-aside");
+    let blank_path = scratch.path("blank.png");
     image::GrayImage::from_pixel(900, 1200, image::Luma([235]))
         .save(&blank_path)
         .unwrap();
@@ -232,7 +229,7 @@ fn a_sheet_that_cannot_be_read_is_set_aside_and_the_game_read_from_the_other() {
 
     // A copy torn after its first 5 kB: set aside for that reason, and not listed again among
     // the torn pages the game was read from.
-    let torn_path = temp_path("torn-copy.jpg");
+    let torn_path = scratch.path("torn-copy.jpg");
     std::fs::write(&torn_path, &std::fs::read(sheet).unwrap()[..5000]).unwrap();
     let torn_copy = read_json(&[sheet, "--copy", torn_path.to_str().unwrap()]);
     assert_eq!(torn_copy["set_aside"]["sheet"], "copy");
@@ -240,10 +237,9 @@ fn a_sheet_that_cannot_be_read_is_set_aside_and_the_game_read_from_the_other() {
     assert!(error.contains("torn"), "{error}");
     assert_eq!(torn_copy["torn_pages"], serde_json::json!([]));
     assert_eq!(torn_copy["moves"], alone["moves"]);
-    let _ = std::fs::remove_file(&torn_path);
 
     // An own sheet with no grid: the game is the copy's, its cells on the copy's page.
-    let report = temp_path("set-aside.html");
+    let report = scratch.path("set-aside.html");
     let from_copy = read_json(&[blank, "--copy", sheet, "--report", report.to_str().unwrap()]);
     assert_eq!(from_copy["set_aside"]["sheet"], "own");
     assert_eq!(sans(&from_copy), sans(&alone));
@@ -266,6 +262,4 @@ fn a_sheet_that_cannot_be_read_is_set_aside_and_the_game_read_from_the_other() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot be read either"), "{stderr}");
-    let _ = std::fs::remove_file(&report);
-    let _ = std::fs::remove_file(&blank_path);
 }

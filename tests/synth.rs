@@ -27,7 +27,9 @@ use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
 use scoresheet::synth::Rng;
 
 mod common;
+mod scratch;
 use common::{games, scripts};
+use scratch::Scratch;
 
 /// Replays `moves_san` from `start_fen`; the reason it fails, if it does.
 fn replay(truth: &Value) -> Result<usize, String> {
@@ -247,7 +249,8 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn twenty_four_sheets_of_every_kind_replay_and_repeat_byte_for_byte() {
-    let root = std::env::temp_dir().join(format!("scoresheet-synth-{}", std::process::id()));
+    let scratch = Scratch::new("synth-replay");
+    let root = scratch.dir();
     let (first, second) = (root.join("a"), root.join("b"));
     let args = [
         "--count", "24", "--seed", "9", "--lang", "all", "--layout", "all", "--dpi", "100",
@@ -298,7 +301,6 @@ fn twenty_four_sheets_of_every_kind_replay_and_repeat_byte_for_byte() {
     }
     assert!(languages.len() >= 8, "{languages:?}");
     assert_eq!(layouts.len(), 3, "{layouts:?}");
-    fs::remove_dir_all(&root).ok();
 }
 
 #[test]
