@@ -531,14 +531,12 @@ fn promotion_suffixes(facts: &MoveFacts, lang: &Language, style: &Style) -> Vec<
     out
 }
 
+/// Every way of writing the move without its promotion, `e.p.` or check mark, each with its
+/// weight: castling's, a pawn's or a piece's algebraic forms, and the descriptive ones where
+/// the style allows them.
 fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(String, f32)>) {
     if let Some(side) = facts.castle {
-        let (o, zero) = match side {
-            CastlingSide::KingSide => ("O-O", "0-0"),
-            CastlingSide::QueenSide => ("O-O-O", "0-0-0"),
-        };
-        out.push((o.to_string(), style.castle_letter_o));
-        out.push((zero.to_string(), style.castle_digit_zero));
+        castling_forms(side, style, out);
         return;
     }
     if style.descriptive > f32::NEG_INFINITY && lang.pawn_letter().is_some() {
@@ -553,39 +551,78 @@ fn body_forms(facts: &MoveFacts, lang: &Language, style: &Style, out: &mut Vec<(
     } else {
         &[("", 0.0)]
     };
+    if facts.role == Role::Pawn {
+        pawn_forms(facts, lang, style, capture_marks, out);
+    } else {
+        piece_forms(facts, lang, style, capture_marks, out);
+    }
+}
+
+/// `O-O` and `0-0` (or the long castling's), each at its style's weight.
+fn castling_forms(side: CastlingSide, style: &Style, out: &mut Vec<(String, f32)>) {
+    let (o, zero) = match side {
+        CastlingSide::KingSide => ("O-O", "0-0"),
+        CastlingSide::QueenSide => ("O-O-O", "0-0-0"),
+    };
+    out.push((o.to_string(), style.castle_letter_o));
+    out.push((zero.to_string(), style.castle_digit_zero));
+}
+
+/// A pawn's move in algebraic notation: `e4`, `exd5` with each capture mark in
+/// `capture_marks`, the piece taken named (`exN`, `PxN`), the files alone (`ed`, `exd`), and
+/// the long forms.
+fn pawn_forms(
+    facts: &MoveFacts,
+    lang: &Language,
+    style: &Style,
+    capture_marks: &[(&str, f32)],
+    out: &mut Vec<(String, f32)>,
+) {
     let from = square_name(facts.from);
     let to = square_name(facts.to);
+    // Squares' names are ASCII: a file is its first byte.
+    let (from_file, to_file) = (&from[..1], &to[..1]);
+    let file = if facts.capture { from_file } else { "" };
+    for &(mark, weight) in capture_marks {
+        out.push(([file, mark, &to].concat(), weight));
+    }
+    if facts.capture {
+        if let Some(taken) = facts.captured.and_then(|r| piece_letter(lang, r)) {
+            out.push(([from_file, "x", taken].concat(), style.capture_piece_named));
+            if let Some(pawn) = lang.pawn_letter() {
+                out.push(([pawn, "x", taken].concat(), style.capture_piece_named));
+            }
+        }
+        // Players who write the files alone write the capture mark about as often as
+        // not: the HCS transcriptions hold 39 `exf` and 30 `ef`.
+        out.push(([from_file, to_file].concat(), style.pawn_capture_files_only));
+        out.push((
+            [from_file, "x", to_file].concat(),
+            style.pawn_capture_files_only,
+        ));
+        out.push((
+            [from_file, ":", to_file].concat(),
+            style.pawn_capture_files_only + style.capture_colon,
+        ));
+    }
+    long_forms("", &from, &to, facts.capture, 0.0, style, out);
+}
 
+/// A piece's move in algebraic notation, in each of the language's letters for it: SAN with
+/// each capture mark in `capture_marks`, a disambiguation missing, needless or by rank for
+/// file, a capture by the file alone (`Rxh`) or naming the piece taken (`RxR`, `RxRd5`), and
+/// the long forms.
+fn piece_forms(
+    facts: &MoveFacts,
+    lang: &Language,
+    style: &Style,
+    capture_marks: &[(&str, f32)],
+    out: &mut Vec<(String, f32)>,
+) {
+    let from = square_name(facts.from);
+    let to = square_name(facts.to);
     // Squares' names are ASCII: a file is its first byte, a rank its second.
     let (from_file, from_rank, to_file) = (&from[..1], &from[1..], &to[..1]);
-    if facts.role == Role::Pawn {
-        let file = if facts.capture { from_file } else { "" };
-        for &(mark, weight) in capture_marks {
-            out.push(([file, mark, &to].concat(), weight));
-        }
-        if facts.capture {
-            if let Some(taken) = facts.captured.and_then(|r| piece_letter(lang, r)) {
-                out.push(([from_file, "x", taken].concat(), style.capture_piece_named));
-                if let Some(pawn) = lang.pawn_letter() {
-                    out.push(([pawn, "x", taken].concat(), style.capture_piece_named));
-                }
-            }
-            // Players who write the files alone write the capture mark about as often as
-            // not: the HCS transcriptions hold 39 `exf` and 30 `ef`.
-            out.push(([from_file, to_file].concat(), style.pawn_capture_files_only));
-            out.push((
-                [from_file, "x", to_file].concat(),
-                style.pawn_capture_files_only,
-            ));
-            out.push((
-                [from_file, ":", to_file].concat(),
-                style.pawn_capture_files_only + style.capture_colon,
-            ));
-        }
-        long_forms("", &from, &to, facts.capture, 0.0, style, out);
-        return;
-    }
-
     let needed = disambiguation(facts);
     for (i, &letter) in lang.variants(facts.role).iter().enumerate() {
         let variant = if i == 0 {
@@ -647,7 +684,6 @@ fn descriptive_forms(
     out: &mut Vec<(String, f32)>,
 ) {
     let base = style.descriptive;
-    let ln = |p: f32| p.ln();
     let knight_named = facts.role == Role::Knight
         || facts.captured == Some(Role::Knight)
         || [facts.from, facts.to]
@@ -659,90 +695,9 @@ fn descriptive_forms(
     } else {
         &knight_spellings[..1]
     };
-    let needs_mover = facts.needs_file || facts.needs_rank;
     for &(knight, spelling) in spellings {
-        let letter = |role: Role| match role {
-            Role::Pawn => "P",
-            Role::Knight => knight,
-            other => lang.letter(other).unwrap_or(""),
-        };
-        let own = letter(facts.role);
-        let mut movers: Vec<(String, f32)> = Vec::with_capacity(4);
-        if facts.role == Role::Pawn {
-            if facts.capture {
-                // `PxP` where two pawn captures take pawns says too little: the pawn is named
-                // by its file (`KPxP`, `BPxP`), or the pawn taken by its own (below).
-                let (plain, named) = if facts.taken_rival {
-                    (ln(0.1), ln(0.5))
-                } else {
-                    (0.0, ln(0.05))
-                };
-                movers.push(("P".to_string(), plain));
-                let (full, short) = descriptive_file(facts.from.file(), knight);
-                movers.push((format!("{full}P"), named));
-                if let Some(short) = short {
-                    movers.push((format!("{short}P"), named));
-                }
-            } else {
-                movers.push(("P".to_string(), 0.0));
-            }
-        } else {
-            let (plain, wing, square) = if needs_mover {
-                (ln(0.15), ln(0.5), ln(0.3))
-            } else {
-                (0.0, ln(0.05), ln(0.01))
-            };
-            movers.push((own.to_string(), plain));
-            if matches!(facts.role, Role::Rook | Role::Knight | Role::Bishop) {
-                movers.push((format!("{}{own}", wing_of(facts.from)), wing));
-            }
-            movers.push((
-                format!(
-                    "{own}({})",
-                    descriptive_square(facts.from, facts.mover, knight).0
-                ),
-                square,
-            ));
-        }
-        let mut ends: Vec<(String, f32)> = Vec::with_capacity(6);
-        match facts.captured {
-            Some(taken) => {
-                let taken_letter = letter(taken);
-                let (plain, named) = if facts.taken_rival {
-                    (ln(0.1), ln(0.5))
-                } else {
-                    (0.0, ln(0.05))
-                };
-                ends.push((format!("x{taken_letter}"), plain));
-                match taken {
-                    Role::Pawn => {
-                        let (full, short) = descriptive_file(facts.to.file(), knight);
-                        ends.push((format!("x{full}P"), named));
-                        if let Some(short) = short {
-                            ends.push((format!("x{short}P"), named));
-                        }
-                    }
-                    Role::Rook | Role::Knight | Role::Bishop => {
-                        ends.push((format!("x{}{taken_letter}", wing_of(facts.to)), named));
-                    }
-                    _ => {}
-                }
-            }
-            None => {
-                let (full, short) = descriptive_square(facts.to, facts.mover, knight);
-                let short_weight = if facts.mirror_rival {
-                    ln(0.02)
-                } else {
-                    ln(0.5)
-                };
-                for (dash, dash_weight) in [("-", 0.0), ("", ln(0.05))] {
-                    ends.push((format!("{dash}{full}"), ln(0.5) + dash_weight));
-                    if let Some(short) = &short {
-                        ends.push((format!("{dash}{short}"), short_weight + dash_weight));
-                    }
-                }
-            }
-        }
+        let movers = descriptive_movers(facts, lang, knight);
+        let ends = descriptive_ends(facts, lang, knight);
         for (mover, mover_weight) in &movers {
             for (end, end_weight) in &ends {
                 out.push((
@@ -752,6 +707,108 @@ fn descriptive_forms(
             }
         }
     }
+}
+
+/// A piece's letter in descriptive notation: `P` for a pawn, the knight spelt `knight`.
+fn descriptive_letter<'l>(role: Role, lang: &'l Language, knight: &'l str) -> &'l str {
+    match role {
+        Role::Pawn => "P",
+        Role::Knight => knight,
+        other => lang.letter(other).unwrap_or(""),
+    }
+}
+
+/// How a descriptive writer names the piece that moves, with its weight: `P`, a pawn that
+/// takes by its file (`KBP`), a piece alone (`N`), by its wing (`KN`) or by its square
+/// (`N(QB3)`), the longer names likelier where another piece of its kind could make the move.
+fn descriptive_movers(facts: &MoveFacts, lang: &Language, knight: &str) -> Vec<(String, f32)> {
+    let ln = |p: f32| p.ln();
+    let own = descriptive_letter(facts.role, lang, knight);
+    let mut movers: Vec<(String, f32)> = Vec::with_capacity(4);
+    if facts.role == Role::Pawn {
+        if facts.capture {
+            // `PxP` where two pawn captures take pawns says too little: the pawn is named
+            // by its file (`KPxP`, `BPxP`), or the pawn taken by its own (below).
+            let (plain, named) = if facts.taken_rival {
+                (ln(0.1), ln(0.5))
+            } else {
+                (0.0, ln(0.05))
+            };
+            movers.push(("P".to_string(), plain));
+            let (full, short) = descriptive_file(facts.from.file(), knight);
+            movers.push((format!("{full}P"), named));
+            if let Some(short) = short {
+                movers.push((format!("{short}P"), named));
+            }
+        } else {
+            movers.push(("P".to_string(), 0.0));
+        }
+    } else {
+        let (plain, wing, square) = if facts.needs_file || facts.needs_rank {
+            (ln(0.15), ln(0.5), ln(0.3))
+        } else {
+            (0.0, ln(0.05), ln(0.01))
+        };
+        movers.push((own.to_string(), plain));
+        if matches!(facts.role, Role::Rook | Role::Knight | Role::Bishop) {
+            movers.push((format!("{}{own}", wing_of(facts.from)), wing));
+        }
+        movers.push((
+            format!(
+                "{own}({})",
+                descriptive_square(facts.from, facts.mover, knight).0
+            ),
+            square,
+        ));
+    }
+    movers
+}
+
+/// How a descriptive writer ends the move, with its weight: the piece taken (`xN`, by its
+/// wing `xKN` or its file `xKBP`, these likelier where another capture takes the same kind),
+/// or the square reached, by its full name or its short one, with or without the dash.
+fn descriptive_ends(facts: &MoveFacts, lang: &Language, knight: &str) -> Vec<(String, f32)> {
+    let ln = |p: f32| p.ln();
+    let mut ends: Vec<(String, f32)> = Vec::with_capacity(6);
+    match facts.captured {
+        Some(taken) => {
+            let taken_letter = descriptive_letter(taken, lang, knight);
+            let (plain, named) = if facts.taken_rival {
+                (ln(0.1), ln(0.5))
+            } else {
+                (0.0, ln(0.05))
+            };
+            ends.push((format!("x{taken_letter}"), plain));
+            match taken {
+                Role::Pawn => {
+                    let (full, short) = descriptive_file(facts.to.file(), knight);
+                    ends.push((format!("x{full}P"), named));
+                    if let Some(short) = short {
+                        ends.push((format!("x{short}P"), named));
+                    }
+                }
+                Role::Rook | Role::Knight | Role::Bishop => {
+                    ends.push((format!("x{}{taken_letter}", wing_of(facts.to)), named));
+                }
+                _ => {}
+            }
+        }
+        None => {
+            let (full, short) = descriptive_square(facts.to, facts.mover, knight);
+            let short_weight = if facts.mirror_rival {
+                ln(0.02)
+            } else {
+                ln(0.5)
+            };
+            for (dash, dash_weight) in [("-", 0.0), ("", ln(0.05))] {
+                ends.push((format!("{dash}{full}"), ln(0.5) + dash_weight));
+                if let Some(short) = &short {
+                    ends.push((format!("{dash}{short}"), short_weight + dash_weight));
+                }
+            }
+        }
+    }
+    ends
 }
 
 /// Descriptive notation's name of `file` (`QR`, `QN`, `QB`, `Q`, `K`, `KB`, `KN`, `KR`, the
