@@ -124,83 +124,11 @@ fn stem(path: &Path) -> String {
 pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
     let name = input.display();
     let meta = std::fs::metadata(input).map_err(|e| BatchError(format!("{name}: {e}")))?;
-    let mut games = Vec::new();
-    if meta.is_dir() {
-        let mut images: Vec<PathBuf> = std::fs::read_dir(input)
-            .map_err(|e| BatchError(format!("{name}: {e}")))?
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.is_file() && is_image(path))
-            .collect();
-        images.sort();
-        games.extend(images.into_iter().map(|page| BatchGame {
-            id: stem(&page),
-            pages: vec![page],
-            copy: Vec::new(),
-            start: None,
-            tags: PgnTags::default(),
-        }));
+    let games = if meta.is_dir() {
+        folder_games(input)?
     } else {
-        let text = std::fs::read_to_string(input)
-            .map_err(|e| BatchError(format!("{name}: not a folder or a readable manifest: {e}")))?;
-        let base = input.parent().unwrap_or(Path::new("."));
-        for (number, line) in text.lines().enumerate() {
-            let line = line.trim_end_matches('\r');
-            if line.trim().is_empty() || line.trim_start().starts_with('#') {
-                continue;
-            }
-            let at = |cause: &str| BatchError(format!("{name}:{}: {cause}", number + 1));
-            let mut start = None;
-            let mut tags = PgnTags::default();
-            let mut fields: Vec<&str> = Vec::new();
-            for field in line.split('\t').map(str::trim).filter(|p| !p.is_empty()) {
-                // A tag: `white=Botvinnik, M.` (a name `PgnTags::named` knows, `=`, the value).
-                if let Some((name, value)) = field.split_once('=') {
-                    if let Some(tag) = tags.named(name) {
-                        if tag.is_some() {
-                            return Err(at(&format!("more than one {name}=")));
-                        }
-                        if value.trim().is_empty() {
-                            return Err(at(&format!("{name}= has no value")));
-                        }
-                        *tag = Some(value.trim().to_string());
-                        continue;
-                    }
-                }
-                match start_of_field(field) {
-                    None => fields.push(field),
-                    Some(_) if start.is_some() => return Err(at("more than one start position")),
-                    Some(Ok(position)) => start = Some(position),
-                    Some(Err(cause)) => return Err(at(&cause)),
-                }
-            }
-            let mut parts = fields.split(|field| *field == COPY_SEPARATOR);
-            let pages: Vec<PathBuf> = parts
-                .next()
-                .unwrap_or_default()
-                .iter()
-                .map(|p| base.join(p))
-                .collect();
-            let copy: Vec<PathBuf> = match parts.next() {
-                None => Vec::new(),
-                Some([]) => return Err(at("no copy pages after `|`")),
-                Some(copy) => copy.iter().map(|p| base.join(p)).collect(),
-            };
-            if parts.next().is_some() {
-                return Err(at("more than one `|`: a game has one copy"));
-            }
-            let Some(first) = pages.first() else {
-                return Err(at("no page"));
-            };
-            games.push(BatchGame {
-                id: stem(first),
-                pages,
-                copy,
-                start,
-                tags,
-            });
-        }
-    }
+        manifest_games(input)?
+    };
     let mut ids: Vec<(&str, &Path)> = games
         .iter()
         .map(|g| (g.id.as_str(), g.pages[0].as_path()))
@@ -220,6 +148,101 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
         return Err(BatchError(format!("{name}: no images to read")));
     }
     Ok(games)
+}
+
+/// Every image of the folder `input`, sorted by name, as a game of one page.
+fn folder_games(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
+    let name = input.display();
+    let mut images: Vec<PathBuf> = std::fs::read_dir(input)
+        .map_err(|e| BatchError(format!("{name}: {e}")))?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_file() && is_image(path))
+        .collect();
+    images.sort();
+    Ok(images
+        .into_iter()
+        .map(|page| BatchGame {
+            id: stem(&page),
+            pages: vec![page],
+            copy: Vec::new(),
+            start: None,
+            tags: PgnTags::default(),
+        })
+        .collect())
+}
+
+/// The games of the manifest `input`, one a line ([`plan`]); an error names the line.
+fn manifest_games(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
+    let name = input.display();
+    let text = std::fs::read_to_string(input)
+        .map_err(|e| BatchError(format!("{name}: not a folder or a readable manifest: {e}")))?;
+    let base = input.parent().unwrap_or(Path::new("."));
+    let mut games = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let game = manifest_game(line, base)
+            .map_err(|cause| BatchError(format!("{name}:{}: {cause}", number + 1)))?;
+        games.push(game);
+    }
+    Ok(games)
+}
+
+/// The game of one manifest line: its pages (relative to `base`), the copy's after `|`, its
+/// start and its tags; the cause of the refusal if the line is not one game.
+fn manifest_game(line: &str, base: &Path) -> Result<BatchGame, String> {
+    let mut start = None;
+    let mut tags = PgnTags::default();
+    let mut fields: Vec<&str> = Vec::new();
+    for field in line.split('\t').map(str::trim).filter(|p| !p.is_empty()) {
+        // A tag: `white=Botvinnik, M.` (a name `PgnTags::named` knows, `=`, the value).
+        if let Some((name, value)) = field.split_once('=') {
+            if let Some(tag) = tags.named(name) {
+                if tag.is_some() {
+                    return Err(format!("more than one {name}="));
+                }
+                if value.trim().is_empty() {
+                    return Err(format!("{name}= has no value"));
+                }
+                *tag = Some(value.trim().to_string());
+                continue;
+            }
+        }
+        match start_of_field(field) {
+            None => fields.push(field),
+            Some(_) if start.is_some() => return Err("more than one start position".into()),
+            Some(Ok(position)) => start = Some(position),
+            Some(Err(cause)) => return Err(cause),
+        }
+    }
+    let mut parts = fields.split(|field| *field == COPY_SEPARATOR);
+    let pages: Vec<PathBuf> = parts
+        .next()
+        .unwrap_or_default()
+        .iter()
+        .map(|p| base.join(p))
+        .collect();
+    let copy: Vec<PathBuf> = match parts.next() {
+        None => Vec::new(),
+        Some([]) => return Err("no copy pages after `|`".into()),
+        Some(copy) => copy.iter().map(|p| base.join(p)).collect(),
+    };
+    if parts.next().is_some() {
+        return Err("more than one `|`: a game has one copy".into());
+    }
+    let Some(first) = pages.first() else {
+        return Err("no page".into());
+    };
+    Ok(BatchGame {
+        id: stem(first),
+        pages,
+        copy,
+        start,
+        tags,
+    })
 }
 
 /// How a batch went.
