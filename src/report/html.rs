@@ -158,6 +158,67 @@ fn kind_words(kind: StepKind) -> &'static str {
     }
 }
 
+/// The review page's style sheet.
+const REVIEW_CSS: &str = r#"body { font: 15px/1.4 system-ui, sans-serif; margin: 0; color: #1d2430; background: #f4f5f7; }
+header { padding: 12px 20px; background: #1d2430; color: #fff; }
+header h1 { margin: 0; font-size: 20px; }
+header p { margin: 4px 0 0; opacity: .85; }
+main { display: grid; grid-template-columns: minmax(300px, 42%) 1fr; gap: 16px; padding: 16px; }
+#pages { position: sticky; top: 8px; align-self: start; max-height: calc(100vh - 16px); overflow: auto; }
+.page { margin: 0 0 12px; background: #fff; box-shadow: 0 1px 3px #0003; }
+.page figcaption { font-size: 12px; padding: 4px 8px; color: #555; }
+.page svg { width: 100%; display: block; }
+.cell { fill: transparent; stroke: #2b7de9; stroke-width: 1.5; stroke-opacity: .35; cursor: pointer; }
+.cell.flagged { stroke: #d9480f; stroke-opacity: .8; }
+.cell.selected { fill: #ffd43b55; stroke: #e67700; stroke-width: 3; stroke-opacity: 1; }
+section.summary { background: #fff4e6; border: 1px solid #ffc078; padding: 8px 16px; margin-bottom: 12px; }
+table { border-collapse: collapse; width: 100%; background: #fff; }
+th, td { padding: 4px 8px; border-bottom: 1px solid #e3e5e8; vertical-align: middle; text-align: left; }
+tr { cursor: pointer; }
+tr.flagged { background: #fff4e6; }
+tr.selected { outline: 3px solid #e67700; outline-offset: -3px; }
+.crop { height: 45px; width: auto; max-width: 450px; image-rendering: auto; border: 1px solid #ccc; }
+.san { font-weight: 600; font-size: 17px; }
+.why { font-weight: 400; font-size: 12px; color: #d9480f; }
+.bar { width: 60px; height: 6px; background: #e3e5e8; display: inline-block; margin-right: 6px; vertical-align: middle; }
+.bar span { display: block; height: 100%; background: #2f9e44; }
+tr.flagged .bar span { background: #d9480f; }
+.alts { font-size: 13px; color: #555; }
+.board { width: 120px; height: 120px; display: block; }
+.board text { font-size: .85px; text-anchor: middle; font-family: "DejaVu Sans", "Segoe UI Symbol", sans-serif; }
+.board .last { fill: #ffd43b99; }
+.nocell { color: #888; font-size: 12px; }
+.whose { color: #888; font-size: 11px; text-transform: uppercase; }
+.note { font-weight: 600; color: #c92a2a; }
+"#;
+
+/// The review page's script: a click on a row or a cell selects the move in both, the arrow
+/// keys step through the moves, and `#move-N` in the address opens on move N.
+const REVIEW_SCRIPT: &str = r#"function select(i, scrollRow) {
+  document.querySelectorAll('.selected').forEach(e => e.classList.remove('selected'));
+  const row = document.getElementById('move-' + i);
+  if (row) { row.classList.add('selected'); if (scrollRow) row.scrollIntoView({block: 'center'}); }
+  document.querySelectorAll('polygon[data-move="' + i + '"]').forEach((cell, n) => {
+    cell.classList.add('selected');
+    if (n === 0) cell.scrollIntoView({block: 'nearest'});
+  });
+}
+document.addEventListener('click', e => {
+  const target = e.target.closest('[data-move]');
+  if (!target) return;
+  e.preventDefault();
+  select(target.dataset.move, target.tagName !== 'TR');
+});
+document.addEventListener('keydown', e => {
+  const current = document.querySelector('tr.selected');
+  if (!current || (e.key !== 'ArrowDown' && e.key !== 'ArrowUp')) return;
+  const next = e.key === 'ArrowDown' ? current.nextElementSibling : current.previousElementSibling;
+  if (next) { e.preventDefault(); select(next.dataset.move, true); }
+});
+const linked = /^#move-(\d+)$/.exec(location.hash);
+if (linked) select(linked[1], true);
+"#;
+
 /// The review page for `game`, whose moves' `cell` index `cells`, found on `pages`; `notes`
 /// (what the arbiter must know about the whole game, such as a sheet that could not be read)
 /// open the summary.
@@ -191,38 +252,7 @@ pub fn review_html(
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Review: {title_html}</title>
 <style>
-body {{ font: 15px/1.4 system-ui, sans-serif; margin: 0; color: #1d2430; background: #f4f5f7; }}
-header {{ padding: 12px 20px; background: #1d2430; color: #fff; }}
-header h1 {{ margin: 0; font-size: 20px; }}
-header p {{ margin: 4px 0 0; opacity: .85; }}
-main {{ display: grid; grid-template-columns: minmax(300px, 42%) 1fr; gap: 16px; padding: 16px; }}
-#pages {{ position: sticky; top: 8px; align-self: start; max-height: calc(100vh - 16px); overflow: auto; }}
-.page {{ margin: 0 0 12px; background: #fff; box-shadow: 0 1px 3px #0003; }}
-.page figcaption {{ font-size: 12px; padding: 4px 8px; color: #555; }}
-.page svg {{ width: 100%; display: block; }}
-.cell {{ fill: transparent; stroke: #2b7de9; stroke-width: 1.5; stroke-opacity: .35; cursor: pointer; }}
-.cell.flagged {{ stroke: #d9480f; stroke-opacity: .8; }}
-.cell.selected {{ fill: #ffd43b55; stroke: #e67700; stroke-width: 3; stroke-opacity: 1; }}
-section.summary {{ background: #fff4e6; border: 1px solid #ffc078; padding: 8px 16px; margin-bottom: 12px; }}
-table {{ border-collapse: collapse; width: 100%; background: #fff; }}
-th, td {{ padding: 4px 8px; border-bottom: 1px solid #e3e5e8; vertical-align: middle; text-align: left; }}
-tr {{ cursor: pointer; }}
-tr.flagged {{ background: #fff4e6; }}
-tr.selected {{ outline: 3px solid #e67700; outline-offset: -3px; }}
-.crop {{ height: 45px; width: auto; max-width: 450px; image-rendering: auto; border: 1px solid #ccc; }}
-.san {{ font-weight: 600; font-size: 17px; }}
-.why {{ font-weight: 400; font-size: 12px; color: #d9480f; }}
-.bar {{ width: 60px; height: 6px; background: #e3e5e8; display: inline-block; margin-right: 6px; vertical-align: middle; }}
-.bar span {{ display: block; height: 100%; background: #2f9e44; }}
-tr.flagged .bar span {{ background: #d9480f; }}
-.alts {{ font-size: 13px; color: #555; }}
-.board {{ width: 120px; height: 120px; display: block; }}
-.board text {{ font-size: .85px; text-anchor: middle; font-family: "DejaVu Sans", "Segoe UI Symbol", sans-serif; }}
-.board .last {{ fill: #ffd43b99; }}
-.nocell {{ color: #888; font-size: 12px; }}
-.whose {{ color: #888; font-size: 11px; text-transform: uppercase; }}
-.note {{ font-weight: 600; color: #c92a2a; }}
-</style></head><body>
+{REVIEW_CSS}</style></head><body>
 <svg width="0" height="0" style="position:absolute"><defs><pattern id="squares" width="2" height="2" patternUnits="userSpaceOnUse"><rect width="2" height="2" fill="#b58863"/><rect width="1" height="1" fill="#f0d9b5"/><rect x="1" y="1" width="1" height="1" fill="#f0d9b5"/></pattern></defs></svg>
 <header><h1>{title_html}</h1><p>{event} · {moves} moves · result {result} · notation {language} · {flag_count} flagged</p></header>
 <main><div id="pages">{pages_html}</div>
@@ -230,30 +260,7 @@ tr.flagged .bar span {{ background: #d9480f; }}
 <table><thead><tr><th>Move</th><th>Cell</th><th>Read</th><th>Chosen</th><th>Confidence</th><th>Alternatives</th><th>Board after</th></tr></thead>
 <tbody>{rows}</tbody></table></div></main>
 <script>
-function select(i, scrollRow) {{
-  document.querySelectorAll('.selected').forEach(e => e.classList.remove('selected'));
-  const row = document.getElementById('move-' + i);
-  if (row) {{ row.classList.add('selected'); if (scrollRow) row.scrollIntoView({{block: 'center'}}); }}
-  document.querySelectorAll('polygon[data-move="' + i + '"]').forEach((cell, n) => {{
-    cell.classList.add('selected');
-    if (n === 0) cell.scrollIntoView({{block: 'nearest'}});
-  }});
-}}
-document.addEventListener('click', e => {{
-  const target = e.target.closest('[data-move]');
-  if (!target) return;
-  e.preventDefault();
-  select(target.dataset.move, target.tagName !== 'TR');
-}});
-document.addEventListener('keydown', e => {{
-  const current = document.querySelector('tr.selected');
-  if (!current || (e.key !== 'ArrowDown' && e.key !== 'ArrowUp')) return;
-  const next = e.key === 'ArrowDown' ? current.nextElementSibling : current.previousElementSibling;
-  if (next) {{ e.preventDefault(); select(next.dataset.move, true); }}
-}});
-const linked = /^#move-(\d+)$/.exec(location.hash);
-if (linked) select(linked[1], true);
-</script></body></html>
+{REVIEW_SCRIPT}</script></body></html>
 "##,
         title_html = escape(&title),
         event = escape(tags.event.as_deref().unwrap_or("scoresheet")),
