@@ -13,7 +13,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::read::{read_game_files, FilesRead, ReadOptions};
+use crate::read::{read_game_files, FilesRead, ReadOptions, SMALL_CELL_HEIGHT};
 use crate::recognize::Reader;
 use crate::report::PgnTags;
 use crate::start::StartPosition;
@@ -268,6 +268,10 @@ pub struct BatchSummary {
     /// `(file, degrees)` of every page of a finished game that was turned to stand upright
     /// (`pages_turned_upright_degrees` of the game's JSON): scans fed the wrong way round.
     pub turned_pages: Vec<(String, f64)>,
+    /// `(file, pixels)` of every page of a finished game whose cells are under
+    /// [`crate::read::SMALL_CELL_HEIGHT`] pixels high (`pages_cell_height_px` of the game's
+    /// JSON): photographed from afar or scanned at a low resolution, and misread more often.
+    pub small_cell_pages: Vec<(String, f64)>,
     /// The first page of every finished game decoded from the usual start whose first moves
     /// fit it so poorly that it may have begun elsewhere (`start_doubt` of the game's JSON,
     /// [`crate::read::GameRead::start_doubt`]).
@@ -307,6 +311,9 @@ impl BatchSummary {
             "torn_pages": self.torn_pages,
             "turned_pages": self.turned_pages.iter()
                 .map(|(file, degrees)| json!({"file": file, "degrees": degrees}))
+                .collect::<Vec<_>>(),
+            "small_cell_pages": self.small_cell_pages.iter()
+                .map(|(file, pixels)| json!({"file": file, "cell_height_px": pixels}))
                 .collect::<Vec<_>>(),
             "start_doubts": self.start_doubts,
             "descriptive": self.descriptive,
@@ -444,6 +451,7 @@ pub fn run(
         set_aside: finished.set_aside,
         torn_pages: finished.torn_pages,
         turned_pages: finished.turned_pages,
+        small_cell_pages: finished.small_cell_pages,
         start_doubts: finished.start_doubts,
         descriptive: finished.descriptive,
         by_game: finished.by_game,
@@ -465,6 +473,7 @@ struct Finished {
     set_aside: Vec<(String, String)>,
     torn_pages: Vec<String>,
     turned_pages: Vec<(String, f64)>,
+    small_cell_pages: Vec<(String, f64)>,
     start_doubts: Vec<String>,
     descriptive: Vec<String>,
     by_game: Vec<GameLine>,
@@ -520,6 +529,18 @@ impl Finished {
                 if let (Some(page), Some(degrees)) = (page.as_str(), degrees.as_f64()) {
                     if degrees != 0.0 {
                         self.turned_pages.push((page.to_string(), degrees));
+                    }
+                }
+            }
+        }
+        if let (Some(pages), Some(heights)) = (
+            json["pages"].as_array(),
+            json["pages_cell_height_px"].as_array(),
+        ) {
+            for (page, height) in pages.iter().zip(heights) {
+                if let (Some(page), Some(height)) = (page.as_str(), height.as_f64()) {
+                    if height < f64::from(SMALL_CELL_HEIGHT) {
+                        self.small_cell_pages.push((page.to_string(), height));
                     }
                 }
             }

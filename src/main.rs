@@ -570,6 +570,9 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     for note in read.turned_page_notes() {
         eprintln!("note: {note}");
     }
+    for note in read.small_cell_notes() {
+        eprintln!("warning: {note}");
+    }
     if matches!(options.notation, NotationChoice::Detect(_)) {
         if let Some(note) = read.notation_note() {
             eprintln!("{name}: note: {note}");
@@ -675,6 +678,11 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
     }
     for page in &summary.torn_pages {
         eprintln!("  torn: {}", torn_page_note(page));
+    }
+    for (file, pixels) in &summary.small_cell_pages {
+        eprintln!(
+            "  small cells ({pixels:.0} pixels high; photograph or scan the page larger): {file}"
+        );
     }
     for file in &summary.start_doubts {
         eprintln!("  start in doubt (Chess960 or a set position? give its start): {file}");

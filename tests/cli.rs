@@ -414,6 +414,48 @@ fn without_the_descriptive_reader_sheets_are_read_as_algebraic_with_a_warning() 
     assert_clear_error(&read(&["--descriptive"]), &["no/such/descriptive.json"]);
 }
 
+/// A page photographed from afar: its cells' height is given in the JSON, and under the
+/// height the reader reads well, a warning says so; the page as taken has neither warning
+/// nor small cells.
+#[test]
+fn a_page_photographed_small_is_read_with_a_warning() {
+    let scratch = Scratch::new("small-page");
+    let sheet = "samples/sheets/00002-ru-chesscom-2x25.jpg";
+    let photo = image::open(sheet).unwrap().to_luma8();
+    let small = image::imageops::resize(
+        &photo,
+        photo.width() * 2 / 5,
+        photo.height() * 2 / 5,
+        image::imageops::FilterType::Triangle,
+    );
+    let small_path = scratch.path("small.png");
+    small.save(&small_path).unwrap();
+    let cell_height = |out: &Output| {
+        assert!(out.status.success(), "{}", stderr(out));
+        let game: serde_json::Value = serde_json::from_str(&stdout(out)).unwrap();
+        game["pages_cell_height_px"][0].as_f64().unwrap()
+    };
+    let as_taken = scoresheet(&["read", sheet, "--format", "json"]);
+    let (full, warning) = (cell_height(&as_taken), "pixels high");
+    assert!(full > 25.0, "{full}");
+    assert!(
+        !stderr(&as_taken).contains(warning),
+        "{}",
+        stderr(&as_taken)
+    );
+    let from_afar = scoresheet(&["read", small_path.to_str().unwrap(), "--format", "json"]);
+    let height = cell_height(&from_afar);
+    assert!((height - full * 0.4).abs() < 2.0, "{height} against {full}");
+    let note = stderr(&from_afar);
+    assert!(
+        note.contains(&format!(
+            "warning: {}: the cells are only about",
+            small_path.display()
+        )) && note.contains(warning),
+        "{note}"
+    );
+}
+
 #[test]
 fn cells_errors_name_the_file_and_the_cause() {
     let scratch = Scratch::new("cells-errors");

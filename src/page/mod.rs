@@ -118,6 +118,13 @@ impl Cell {
         })
     }
 
+    /// The cell's height in input image pixels: the mean of its left and right edges.
+    pub fn height(&self) -> f32 {
+        let [top_left, top_right, bottom_right, bottom_left] = self.quad;
+        let length = |a: [f32; 2], b: [f32; 2]| (a[0] - b[0]).hypot(a[1] - b[1]);
+        (length(top_left, bottom_left) + length(top_right, bottom_right)) / 2.0
+    }
+
     pub fn side(&self) -> Side {
         if self.ply % 2 == 1 {
             Side::White
@@ -660,6 +667,15 @@ fn round_point([x, y]: Point) -> Value {
 }
 
 impl Cells {
+    /// The median height of the cells found, in input image pixels; `None` without cells.
+    /// The reader reads cells under about [`crate::read::SMALL_CELL_HEIGHT`] pixels high much
+    /// worse.
+    pub fn median_cell_height(&self) -> Option<f32> {
+        let mut heights: Vec<f32> = self.cells.iter().map(Cell::height).collect();
+        heights.sort_by(f32::total_cmp);
+        heights.get(heights.len() / 2).copied()
+    }
+
     /// Whether a block's corner lies outside the page's outline or within a row's height of
     /// it. A printed table has margins around it, so such a table is cut short by an outline
     /// found wrong (a shadow's edge taken for the sheet's, the table found again past it).
@@ -818,6 +834,29 @@ mod tests {
 
     fn rectangle(left: f32, top: f32, right: f32, bottom: f32) -> Quad {
         [[left, top], [right, top], [right, bottom], [left, bottom]]
+    }
+
+    #[test]
+    fn a_page_s_cell_height_is_its_cells_median_edge_length() {
+        let cell = |ply: u32, quad: Quad| Cell {
+            ply,
+            quad,
+            bbox: [0.0; 4],
+            ink: true,
+            ink_share: 0.1,
+            overrun: 0.0,
+        };
+        let mut cells = cells_with_block(rectangle(150.0, 150.0, 850.0, 1250.0));
+        assert_eq!(cells.median_cell_height(), None);
+        // Upright boxes 12 and 30 high, and one drawn askew: its left edge 3-4-5 long (5), its
+        // right edge 31 long; the mean of its edges is 18.
+        cells.cells = vec![
+            cell(1, rectangle(0.0, 0.0, 100.0, 12.0)),
+            cell(2, rectangle(0.0, 20.0, 100.0, 50.0)),
+            cell(3, [[0.0, 60.0], [100.0, 60.0], [100.0, 91.0], [3.0, 64.0]]),
+        ];
+        assert_eq!(cells.cells[2].height(), 18.0);
+        assert_eq!(cells.median_cell_height(), Some(18.0));
     }
 
     #[test]
