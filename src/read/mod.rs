@@ -1143,8 +1143,8 @@ impl GameRead {
                 (height < SMALL_CELL_HEIGHT).then(|| {
                     format!(
                         "{}: the cells are only about {height:.0} pixels high, and cells \
-                         under {SMALL_CELL_HEIGHT:.0} are misread several times as often; a \
-                         photo or scan with the page larger reads better",
+                         under {SMALL_CELL_HEIGHT:.0} pixels are misread several times as often \
+                         as larger ones; a photo or scan with the page larger reads better",
                         page.source
                     )
                 })
