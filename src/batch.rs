@@ -245,6 +245,16 @@ fn manifest_game(line: &str, base: &Path) -> Result<BatchGame, String> {
     })
 }
 
+/// Each page of a game's JSON (`pages`) with its number in the array `key` of the same JSON,
+/// one entry a page; pages without a number are left out.
+fn per_page<'j>(json: &'j Value, key: &str) -> impl Iterator<Item = (String, f64)> + 'j {
+    let pages = json["pages"].as_array().into_iter().flatten();
+    let numbers = json[key].as_array().into_iter().flatten();
+    pages
+        .zip(numbers)
+        .filter_map(|(page, number)| Some((page.as_str()?.to_string(), number.as_f64()?)))
+}
+
 /// How a batch went.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BatchSummary {
@@ -521,30 +531,12 @@ impl Finished {
             let torn = pages.iter().filter_map(Value::as_str).map(String::from);
             self.torn_pages.extend(torn);
         }
-        if let (Some(pages), Some(turns)) = (
-            json["pages"].as_array(),
-            json["pages_turned_upright_degrees"].as_array(),
-        ) {
-            for (page, degrees) in pages.iter().zip(turns) {
-                if let (Some(page), Some(degrees)) = (page.as_str(), degrees.as_f64()) {
-                    if degrees != 0.0 {
-                        self.turned_pages.push((page.to_string(), degrees));
-                    }
-                }
-            }
-        }
-        if let (Some(pages), Some(heights)) = (
-            json["pages"].as_array(),
-            json["pages_cell_height_px"].as_array(),
-        ) {
-            for (page, height) in pages.iter().zip(heights) {
-                if let (Some(page), Some(height)) = (page.as_str(), height.as_f64()) {
-                    if height < f64::from(SMALL_CELL_HEIGHT) {
-                        self.small_cell_pages.push((page.to_string(), height));
-                    }
-                }
-            }
-        }
+        let turned = per_page(json, "pages_turned_upright_degrees");
+        self.turned_pages
+            .extend(turned.filter(|&(_, degrees)| degrees != 0.0));
+        let heights = per_page(json, "pages_cell_height_px");
+        self.small_cell_pages
+            .extend(heights.filter(|&(_, height)| height < f64::from(SMALL_CELL_HEIGHT)));
         if let Some(game_pgn) = json["pgn"].as_str() {
             self.pgn.push_str(game_pgn.trim_end());
             self.pgn.push_str("\n\n");

@@ -376,10 +376,7 @@ pub fn read_game(
     let small_page: Vec<bool> = pages
         .iter()
         .chain(&copy_pages)
-        .map(|page| {
-            page.median_cell_height()
-                .is_some_and(|h| h < SMALL_CELL_HEIGHT)
-        })
+        .map(|page| small_cell_height(page).is_some())
         .collect();
     flag_small_cell_readings(&mut game, &cells, &small_page);
     for (cell, reading) in cells.iter_mut().zip(as_read) {
@@ -968,6 +965,13 @@ fn flag_faint_readings(game: &mut Game, cells: &[GameCell]) {
     }
 }
 
+/// The median height of `page`'s cells ([`Cells::median_cell_height`]) when it is under
+/// [`SMALL_CELL_HEIGHT`]: a page photographed from afar or scanned at a low resolution.
+fn small_cell_height(page: &Cells) -> Option<f32> {
+    page.median_cell_height()
+        .filter(|&height| height < SMALL_CELL_HEIGHT)
+}
+
 /// A move read only from pages whose cells are under [`SMALL_CELL_HEIGHT`] pixels high goes
 /// unflagged from this confidence on.
 ///
@@ -1177,15 +1181,13 @@ impl GameRead {
             .iter()
             .chain(&self.copy_pages)
             .filter_map(|page| {
-                let height = page.median_cell_height()?;
-                (height < SMALL_CELL_HEIGHT).then(|| {
-                    format!(
-                        "{}: the cells are only about {height:.0} pixels high, and cells \
-                         under {SMALL_CELL_HEIGHT:.0} pixels are misread several times as often \
-                         as larger ones; a photo or scan with the page larger reads better",
-                        page.source
-                    )
-                })
+                let height = small_cell_height(page)?;
+                Some(format!(
+                    "{}: the cells are only about {height:.0} pixels high, and cells under \
+                     {SMALL_CELL_HEIGHT:.0} pixels are misread several times as often as \
+                     larger ones; a photo or scan with the page larger reads better",
+                    page.source
+                ))
             })
             .collect()
     }
