@@ -1308,13 +1308,15 @@ impl GameRead {
             .pages
             .iter()
             .chain(&self.copy_pages)
-            .map(|p| (p.turned_degrees * 10.0).round() / 10.0)
+            .map(|p| (f64::from(p.turned_degrees) * 10.0).round() / 10.0)
             .collect::<Vec<_>>());
         json["pages_cell_height_px"] = json!(self
             .pages
             .iter()
             .chain(&self.copy_pages)
-            .map(|p| p.median_cell_height().map(|h| (h * 10.0).round() / 10.0))
+            .map(|p| p
+                .median_cell_height()
+                .map(|h| (f64::from(h) * 10.0).round() / 10.0))
             .collect::<Vec<_>>());
         json["notation"] = json!(self.notation.name());
         json
