@@ -86,6 +86,9 @@ enum CellsFormat {
 struct CellsArgs {
     /// The image: JPEG, PNG, TIFF, WebP or BMP.
     image: PathBuf,
+    /// The page of a multi-page TIFF to find the cells of (1 is the first).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    page: u32,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: CellsFormat,
@@ -150,7 +153,7 @@ struct DecodeArgs {
 #[derive(clap::Args)]
 struct ReadArgs {
     /// The pages of one scoresheet, in order (a long game fills two sheets): JPEG, PNG, TIFF,
-    /// WebP or BMP.
+    /// WebP or BMP; a multi-page TIFF gives all its pages.
     #[arg(required = true, value_name = "PAGE")]
     pages: Vec<PathBuf>,
     /// The other player's scoresheet of the same game (its pages in order): both copies are
@@ -194,7 +197,8 @@ struct ReadArgs {
 
 #[derive(clap::Args)]
 struct BatchArgs {
-    /// A folder of images, or a manifest file.
+    /// A folder of images (each one game: one page, or every page of a multi-page TIFF), or a
+    /// manifest file.
     input: PathBuf,
     /// The folder results go to (created if needed).
     #[arg(long, value_name = "DIR")]
@@ -416,7 +420,7 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
         }
         None => None,
     };
-    let sheet = Sheet::open(&args.image).map_err(|e| e.to_string())?;
+    let sheet = chosen_page(&args.image, args.page)?;
     let options = PageOptions { layout };
     // With the reader the page is also set the right way up ([`upright_cells`]).
     let (cells, readings) = if args.read {
@@ -459,6 +463,22 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
         CellsFormat::Json => serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n",
     };
     write_output(args.output.as_deref(), &text)
+}
+
+/// Page `page` (from 1) of the image file `path`; an error names the file and how many pages
+/// it has when it has fewer.
+fn chosen_page(path: &Path, page: u32) -> Result<Sheet, String> {
+    let mut pages = Sheet::open_pages(path).map_err(|e| e.to_string())?;
+    let count = pages.len();
+    let index = page as usize - 1;
+    if index >= count {
+        let pages = if count == 1 { "page" } else { "pages" };
+        return Err(format!(
+            "{}: --page {page}, but the file has {count} {pages}",
+            path.display()
+        ));
+    }
+    Ok(pages.swap_remove(index))
 }
 
 fn run_decode(args: &DecodeArgs) -> Result<(), String> {

@@ -456,6 +456,98 @@ fn a_page_photographed_small_is_read_with_a_warning() {
     );
 }
 
+/// A TIFF file of grey pages, each `(page, thumbnail)`: a thumbnail is marked as a
+/// reduced-resolution copy of a page, as scanners write them.
+fn multi_page_tiff(pages: &[(&image::GrayImage, bool)]) -> Vec<u8> {
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    let mut encoder = tiff::encoder::TiffEncoder::new(&mut bytes).unwrap();
+    for &(page, thumbnail) in pages {
+        let mut image = encoder
+            .new_image::<tiff::encoder::colortype::Gray8>(page.width(), page.height())
+            .unwrap();
+        if thumbnail {
+            let directory = image.encoder();
+            directory
+                .write_tag(tiff::tags::Tag::NewSubfileType, 1u32)
+                .unwrap();
+        }
+        image.write_data(page.as_raw()).unwrap();
+    }
+    bytes.into_inner()
+}
+
+/// Archives scan a long game's sheets into one multi-page TIFF: each full-size page is a page
+/// of the game (a thumbnail is not), `cells --page N` finds the cells of one, and an error
+/// names the file and the page.
+#[test]
+fn a_multi_page_tiff_is_read_page_by_page() {
+    let scratch = Scratch::new("tiff-pages");
+    let sheet = "samples/sheets/00002-ru-chesscom-2x25.jpg";
+    let page = scoresheet::page::Sheet::open(Path::new(sheet))
+        .unwrap()
+        .grey()
+        .into_owned();
+    let thumbnail = image::imageops::resize(
+        &page,
+        page.width() / 8,
+        page.height() / 8,
+        image::imageops::FilterType::Triangle,
+    );
+    let blank = image::GrayImage::from_pixel(900, 1200, image::Luma([240]));
+    let scan = scratch.file(
+        "scan.tif",
+        &multi_page_tiff(&[(&page, false), (&thumbnail, true)]),
+    );
+    let two = scratch.file(
+        "two.tif",
+        &multi_page_tiff(&[(&blank, false), (&page, false)]),
+    );
+    let (scan, two) = (scan.to_str().unwrap(), two.to_str().unwrap());
+
+    let json = |out: &Output| -> serde_json::Value {
+        assert!(out.status.success(), "{}", stderr(out));
+        serde_json::from_str(&stdout(out)).unwrap()
+    };
+    let moves = |game: &serde_json::Value| -> Vec<String> {
+        game["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["san"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let from_jpeg = json(&scoresheet(&["read", sheet, "--format", "json"]));
+    let from_tiff = json(&scoresheet(&["read", scan, "--format", "json"]));
+    assert_eq!(moves(&from_tiff), moves(&from_jpeg));
+    assert!(moves(&from_tiff).len() > 50);
+    assert_eq!(from_tiff["pages"], serde_json::json!([scan]));
+
+    let mut cells_of_jpeg = json(&scoresheet(&["cells", sheet]));
+    let mut cells_of_page = json(&scoresheet(&["cells", "--page", "2", two]));
+    assert_eq!(
+        cells_of_page["image"]["file"],
+        serde_json::json!(format!("{two} (page 2 of 2)"))
+    );
+    cells_of_jpeg["image"]["file"] = serde_json::Value::Null;
+    cells_of_page["image"]["file"] = serde_json::Value::Null;
+    assert_eq!(cells_of_page, cells_of_jpeg);
+
+    let out = scoresheet(&["cells", "--page", "3", two]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!("{two}: --page 3, but the file has 2 pages")),
+        "{}",
+        stderr(&out)
+    );
+    let out = scoresheet(&["read", two]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!("{two} (page 1 of 2): ")),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn cells_errors_name_the_file_and_the_cause() {
     let scratch = Scratch::new("cells-errors");

@@ -1,9 +1,10 @@
 //! Reading an image of a scoresheet: any format `image` decodes (JPEG, PNG, TIFF, WebP),
 //! turned upright by its EXIF orientation, with limits that refuse decompression bombs before
-//! any pixel is allocated.
+//! any pixel is allocated; every page of a multi-page TIFF, as archives scan a long game's
+//! sheets into one file.
 
 use std::borrow::Cow;
-use std::io::{BufRead, Cursor, Seek};
+use std::io::Cursor;
 use std::path::Path;
 
 use image::{DynamicImage, GrayImage, ImageDecoder, ImageReader, Limits};
@@ -17,6 +18,13 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 pub const MAX_SIDE: u32 = 20_000;
 /// Images with more pixels than this are refused (about a 100-megapixel photo).
 pub const MAX_PIXELS: u64 = 120_000_000;
+
+/// Files with more pages than this are refused: a long game fills two or three sheets, and a
+/// file of many more is a round or a box of sheets scanned into one document, which would be
+/// read as one impossible game.
+pub const MAX_PAGES_PER_FILE: usize = 8;
+/// Image file directories walked in a TIFF file at most, thumbnails included.
+const MAX_TIFF_DIRECTORIES: usize = 64;
 
 /// What is wrong with a torn file ([`Sheet::torn`]), in every message that says so.
 pub const TORN_JPEG: &str = "the JPEG file ends before its image does (torn, or not fully copied)";
@@ -34,24 +42,44 @@ pub struct Sheet {
 }
 
 impl Sheet {
-    /// Reads an image file.
+    /// Reads an image file; of a multi-page TIFF, its first page ([`Sheet::open_pages`] reads
+    /// them all).
     pub fn open(path: &Path) -> Result<Sheet, PageError> {
         let name = path.display().to_string();
-        let meta = std::fs::metadata(path).map_err(|e| PageError::io(&name, e))?;
-        if meta.is_dir() {
-            return Err(PageError::new(&name, "is a directory, not an image"));
+        Sheet::from_bytes(name.clone(), &read_file(path, &name)?)
+    }
+
+    /// Reads every page of an image file, in order: each full-size page of a multi-page TIFF
+    /// (reduced-resolution copies, such as thumbnails, left out), or the one page of any other
+    /// image. Pages of a file of several are named `FILE (page N of M)`, in errors too.
+    pub fn open_pages(path: &Path) -> Result<Vec<Sheet>, PageError> {
+        let name = path.display().to_string();
+        Sheet::pages_from_bytes(name.clone(), &read_file(path, &name)?)
+    }
+
+    /// Every page of an image held in memory, as [`Sheet::open_pages`]; `name` labels them.
+    pub fn pages_from_bytes(
+        name: impl Into<String>,
+        bytes: &[u8],
+    ) -> Result<Vec<Sheet>, PageError> {
+        let name = name.into();
+        let directories =
+            tiff_page_directories(bytes).map_err(|cause| PageError::new(&name, cause))?;
+        if directories.len() <= 1 {
+            return Ok(vec![Sheet::from_bytes(name, bytes)?]);
         }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(PageError::new(
-                &name,
-                format!(
-                    "{} bytes is far too large for an image of a scoresheet (limit {MAX_FILE_BYTES})",
-                    meta.len()
-                ),
-            ));
-        }
-        let bytes = std::fs::read(path).map_err(|e| PageError::io(&name, e))?;
-        Sheet::from_bytes(name, &bytes)
+        // `image` decodes a TIFF file's first page only: each page is decoded from a copy of
+        // the file whose header points at that page's directory.
+        let count = directories.len();
+        let mut pointed = bytes.to_vec();
+        directories
+            .into_iter()
+            .enumerate()
+            .map(|(index, directory)| {
+                point_header_at(&mut pointed, directory);
+                Sheet::from_bytes(format!("{name} (page {} of {count})", index + 1), &pointed)
+            })
+            .collect()
     }
 
     /// Decodes an image held in memory; `name` labels it in errors.
@@ -60,7 +88,7 @@ impl Sheet {
         if bytes.is_empty() {
             return Err(PageError::new(&name, "the file is empty"));
         }
-        let image = decode(Cursor::new(bytes)).map_err(|cause| PageError::new(&name, cause))?;
+        let image = decode(bytes).map_err(|cause| PageError::new(&name, cause))?;
         Ok(Sheet {
             name,
             image,
@@ -124,6 +152,99 @@ impl Sheet {
     }
 }
 
+/// The bytes of the image file `path` (`name` in errors), refused when it is a folder or far
+/// too large to be a scan of a sheet.
+fn read_file(path: &Path, name: &str) -> Result<Vec<u8>, PageError> {
+    let meta = std::fs::metadata(path).map_err(|e| PageError::io(name, e))?;
+    if meta.is_dir() {
+        return Err(PageError::new(name, "is a directory, not an image"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(PageError::new(
+            name,
+            format!(
+                "{} bytes is far too large for an image of a scoresheet (limit {MAX_FILE_BYTES})",
+                meta.len()
+            ),
+        ));
+    }
+    std::fs::read(path).map_err(|e| PageError::io(name, e))
+}
+
+/// Where each full-size page's image file directory starts in the TIFF file `bytes`, in page
+/// order; none when `bytes` are not a TIFF file the `tiff` crate can open (`image` then says
+/// what is wrong with them). Directories marked as reduced-resolution copies of a page
+/// (TIFF 6.0: `NewSubfileType` bit 0, or the old `SubfileType` 2) are left out.
+fn tiff_page_directories(bytes: &[u8]) -> Result<Vec<u64>, String> {
+    if tiff_header(bytes).is_none() {
+        return Ok(Vec::new());
+    }
+    let Ok(mut decoder) = tiff::decoder::Decoder::new(Cursor::new(bytes)) else {
+        return Ok(Vec::new());
+    };
+    let mut pages = Vec::new();
+    for directory in 1..=MAX_TIFF_DIRECTORIES {
+        let new_kind = decoder.find_tag_unsigned::<u32>(tiff::tags::Tag::NewSubfileType);
+        let old_kind = decoder.find_tag_unsigned::<u16>(tiff::tags::Tag::SubfileType);
+        let reduced =
+            matches!(new_kind, Ok(Some(kind)) if kind & 1 == 1) || matches!(old_kind, Ok(Some(2)));
+        if let (false, Some(pointer)) = (reduced, decoder.ifd_pointer()) {
+            pages.push(pointer.0);
+        }
+        if pages.len() > MAX_PAGES_PER_FILE {
+            return Err(format!(
+                "the file holds more than {MAX_PAGES_PER_FILE} pages, more than the sheets of \
+                 one game; give each game's pages as files of their own"
+            ));
+        }
+        if !decoder.more_images() {
+            break;
+        }
+        if directory == MAX_TIFF_DIRECTORIES {
+            return Err(format!(
+                "the file holds more than {MAX_TIFF_DIRECTORIES} images, too many for the \
+                 pages of one game"
+            ));
+        }
+        decoder.next_image().map_err(|e| {
+            format!(
+                "the TIFF file's directory {} cannot be read: {e}",
+                directory + 1
+            )
+        })?;
+    }
+    Ok(pages)
+}
+
+/// A TIFF file's byte order (whether little-endian) and kind (whether BigTIFF), from its
+/// header.
+fn tiff_header(bytes: &[u8]) -> Option<(bool, bool)> {
+    match bytes.get(..4)? {
+        [b'I', b'I', 42, 0] => Some((true, false)),
+        [b'I', b'I', 43, 0] => Some((true, true)),
+        [b'M', b'M', 0, 42] => Some((false, false)),
+        [b'M', b'M', 0, 43] => Some((false, true)),
+        _ => None,
+    }
+}
+
+/// Points the header of the TIFF file `bytes` at the image file directory at `offset`, so
+/// that a decoder takes that directory's page for the file's first.
+fn point_header_at(bytes: &mut [u8], offset: u64) {
+    let Some((little_endian, big_tiff)) = tiff_header(bytes) else {
+        return;
+    };
+    let (field, value) = match (big_tiff, little_endian) {
+        (false, true) => (4..8, (offset as u32).to_le_bytes().to_vec()),
+        (false, false) => (4..8, (offset as u32).to_be_bytes().to_vec()),
+        (true, true) => (8..16, offset.to_le_bytes().to_vec()),
+        (true, false) => (8..16, offset.to_be_bytes().to_vec()),
+    };
+    if let Some(field) = bytes.get_mut(field) {
+        field.copy_from_slice(&value);
+    }
+}
+
 /// Whether `bytes` hold a JPEG whose last scan has no end-of-image marker after it. Markers
 /// cannot occur inside a scan's coded data (an `FF` there is followed by `00`), so a file cut
 /// anywhere in its last scan lacks the `FF D9` after the last `FF DA`; an `FF D9` from an
@@ -141,10 +262,14 @@ fn jpeg_ends_early(bytes: &[u8]) -> bool {
     }
 }
 
-fn decode(reader: impl BufRead + Seek) -> Result<DynamicImage, String> {
-    let mut reader = ImageReader::new(reader)
+fn decode(bytes: &[u8]) -> Result<DynamicImage, String> {
+    let mut reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| format!("cannot read the file: {e}"))?;
+    // `image` decodes BigTIFF files but does not know them by their header.
+    if reader.format().is_none() && tiff_header(bytes).is_some() {
+        reader.set_format(image::ImageFormat::Tiff);
+    }
     if reader.format().is_none() {
         return Err(
             "not an image in a format scoresheet reads (JPEG, PNG, TIFF, WebP, BMP)".into(),
@@ -230,6 +355,118 @@ mod tests {
         let cut = &whole[..whole.len() - 40];
         assert!(jpeg_ends_early(cut));
         assert!(!jpeg_ends_early(&png(30, 20)));
+    }
+
+    /// A TIFF file of grey pages `(width, height, shade, thumbnail)`, every pixel of a page
+    /// `shade`; a thumbnail is marked as a reduced-resolution copy (`NewSubfileType` 1).
+    fn tiff(pages: &[(u32, u32, u8, bool)], big: bool) -> Vec<u8> {
+        use tiff::encoder::{colortype::Gray8, TiffEncoder, TiffKind};
+        fn write<K: TiffKind>(
+            mut encoder: TiffEncoder<&mut Cursor<Vec<u8>>, K>,
+            pages: &[(u32, u32, u8, bool)],
+        ) {
+            for &(width, height, shade, thumbnail) in pages {
+                let mut page = encoder.new_image::<Gray8>(width, height).unwrap();
+                if thumbnail {
+                    let directory = page.encoder();
+                    directory
+                        .write_tag(tiff::tags::Tag::NewSubfileType, 1u32)
+                        .unwrap();
+                }
+                page.write_data(&vec![shade; (width * height) as usize])
+                    .unwrap();
+            }
+        }
+        let mut bytes = Cursor::new(Vec::new());
+        if big {
+            write(TiffEncoder::new_big(&mut bytes).unwrap(), pages);
+        } else {
+            write(TiffEncoder::new(&mut bytes).unwrap(), pages);
+        }
+        bytes.into_inner()
+    }
+
+    #[test]
+    fn reads_every_page_of_a_multi_page_tiff_but_its_thumbnails() {
+        let pages = [(30, 20, 10, false), (6, 4, 99, true), (40, 25, 200, false)];
+        for big in [false, true] {
+            let bytes = tiff(&pages, big);
+            let sheets = Sheet::pages_from_bytes("round.tif", &bytes).unwrap();
+            let seen: Vec<(&str, u32, u32, u8)> = sheets
+                .iter()
+                .map(|s| {
+                    (
+                        s.name.as_str(),
+                        s.width(),
+                        s.height(),
+                        s.grey()[(1, 1)].0[0],
+                    )
+                })
+                .collect();
+            assert_eq!(
+                seen,
+                [
+                    ("round.tif (page 1 of 2)", 30, 20, 10),
+                    ("round.tif (page 2 of 2)", 40, 25, 200)
+                ],
+                "BigTIFF: {big}"
+            );
+            // The file's first page, as `Sheet::open` and `from_bytes` read it.
+            let first = Sheet::from_bytes("round.tif", &bytes).unwrap();
+            assert_eq!((first.width(), first.height()), (30, 20));
+        }
+        // One page with its thumbnail, or a TIFF of one page: the file's own name.
+        let bytes = tiff(&[(30, 20, 10, false), (6, 4, 99, true)], false);
+        let sheets = Sheet::pages_from_bytes("one.tif", &bytes).unwrap();
+        assert_eq!(sheets.len(), 1);
+        assert_eq!(
+            (sheets[0].name.as_str(), sheets[0].width()),
+            ("one.tif", 30)
+        );
+        let sheets = Sheet::pages_from_bytes("ok.png", &png(30, 20)).unwrap();
+        assert_eq!((sheets.len(), sheets[0].name.as_str()), (1, "ok.png"));
+    }
+
+    #[test]
+    fn refuses_a_tiff_of_more_pages_than_a_game_fills() {
+        let pages = vec![(8, 8, 128, false); MAX_PAGES_PER_FILE + 1];
+        let err = Sheet::pages_from_bytes("box.tif", &tiff(&pages, false))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("box.tif: ") && err.contains("more than 8 pages"),
+            "{err}"
+        );
+        let pages = vec![(8, 8, 128, false); MAX_PAGES_PER_FILE];
+        assert_eq!(
+            Sheet::pages_from_bytes("long.tif", &tiff(&pages, false))
+                .unwrap()
+                .len(),
+            MAX_PAGES_PER_FILE
+        );
+        // A page whose directory is cut off: the file and the page are named.
+        let mut bytes = tiff(&[(30, 20, 10, false), (40, 25, 200, false)], false);
+        bytes.truncate(bytes.len() - 4);
+        let err = Sheet::pages_from_bytes("cut.tif", &bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("cut.tif"), "{err}");
+    }
+
+    #[test]
+    fn points_a_tiff_header_at_a_directory_in_either_byte_order() {
+        let mut little = *b"II*\0\0\0\0\0";
+        point_header_at(&mut little, 0x0102_0304);
+        assert_eq!(little[4..], [4, 3, 2, 1]);
+        let mut big_endian = *b"MM\0*\0\0\0\0";
+        point_header_at(&mut big_endian, 0x0102_0304);
+        assert_eq!(big_endian[4..], [1, 2, 3, 4]);
+        let mut big_tiff = [b'M', b'M', 0, 43, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        point_header_at(&mut big_tiff, 0x0102_0304);
+        assert_eq!(big_tiff[8..], [0, 0, 0, 0, 1, 2, 3, 4]);
+        let mut not_tiff = *b"\x89PNG\r\n\x1a\n";
+        point_header_at(&mut not_tiff, 7);
+        assert_eq!(&not_tiff, b"\x89PNG\r\n\x1a\n");
     }
 
     #[test]

@@ -646,7 +646,7 @@ pub struct FilesRead {
 }
 
 /// Opens the pages of a game's own sheet and of the other player's copy (`copy`, possibly
-/// none) and reads the game ([`read_game`]). The own sheet's files must open; a copy whose
+/// none; every page of a multi-page TIFF file, in order) and reads the game ([`read_game`]). The own sheet's files must open; a copy whose
 /// file cannot be opened (torn, missing, not an image) is set aside as one whose grid cannot
 /// be found is, so that the game is still read from the own sheet.
 pub fn read_game_files(
@@ -655,11 +655,12 @@ pub fn read_game_files(
     reader: &Reader,
     options: &ReadOptions,
 ) -> Result<FilesRead, ReadError> {
-    let open = |paths: &[PathBuf]| {
-        paths
-            .iter()
-            .map(|path| Sheet::open(path).map_err(|e| ReadError(e.to_string())))
-            .collect::<Result<Vec<_>, _>>()
+    let open = |paths: &[PathBuf]| -> Result<Vec<Sheet>, ReadError> {
+        let mut sheets = Vec::new();
+        for path in paths {
+            sheets.extend(Sheet::open_pages(path).map_err(|e| ReadError(e.to_string()))?);
+        }
+        Ok(sheets)
     };
     let sheets = open(pages)?;
     let (copy, unopened) = match open(copy) {
