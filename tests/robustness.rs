@@ -1,9 +1,10 @@
 //! No input makes the decoder panic: arbitrary bytes as a transcript, arbitrary text in cells,
-//! arbitrary starts.
+//! arbitrary starts; nor an image file damaged anywhere.
 
 use proptest::prelude::*;
 use scoresheet::decode::{decode, Channel, DecoderConfig, LanguageChoice, Transcript, TypedCell};
 use scoresheet::notation::{interpret, Language, Style, Written};
+use scoresheet::page::Sheet;
 use scoresheet::start::StartPosition;
 use shakmaty::{Chess, Color, Position};
 
@@ -17,8 +18,67 @@ fn cell_text() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Small image files to damage: a TIFF of two pages and a thumbnail, a BigTIFF, a PNG and a
+/// JPEG, each 24 x 16 pixels of a gradient.
+fn image_files() -> Vec<Vec<u8>> {
+    use tiff::encoder::{colortype::Gray8, TiffEncoder};
+    let page = image::GrayImage::from_fn(24, 16, |x, y| image::Luma([(x * 9 + y * 5) as u8]));
+    let mut files = Vec::new();
+    let mut tiff = std::io::Cursor::new(Vec::new());
+    let mut encoder = TiffEncoder::new(&mut tiff).unwrap();
+    for (width, height) in [(24, 16), (6, 4), (24, 16)] {
+        let mut image = encoder.new_image::<Gray8>(width, height).unwrap();
+        if width == 6 {
+            image
+                .encoder()
+                .write_tag(tiff::tags::Tag::NewSubfileType, 1u32)
+                .unwrap();
+        }
+        image
+            .write_data(&page.as_raw()[..(width * height) as usize])
+            .unwrap();
+    }
+    files.push(tiff.into_inner());
+    let mut big = std::io::Cursor::new(Vec::new());
+    TiffEncoder::new_big(&mut big)
+        .unwrap()
+        .write_image::<Gray8>(24, 16, page.as_raw())
+        .unwrap();
+    files.push(big.into_inner());
+    for format in [image::ImageFormat::Png, image::ImageFormat::Jpeg] {
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        page.write_to(&mut bytes, format).unwrap();
+        files.push(bytes.into_inner());
+    }
+    files
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Any few bytes of an image file overwritten, or the file cut anywhere: its pages are
+    /// read (a page for each of the TIFF file's three directories at most, when its thumbnail
+    /// lost its mark) or refused with an error naming it, never a panic.
+    #[test]
+    fn a_damaged_image_file_is_read_or_refused(
+        file in 0usize..4,
+        damage in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+        cut in any::<prop::sample::Index>(),
+        cut_it in any::<bool>(),
+    ) {
+        let mut bytes = image_files().swap_remove(file);
+        for (at, value) in damage {
+            let at = at.index(bytes.len());
+            bytes[at] = value;
+        }
+        if cut_it {
+            bytes.truncate(cut.index(bytes.len()));
+        }
+        match Sheet::pages_from_bytes("damaged", &bytes) {
+            Ok(pages) => prop_assert!(!pages.is_empty() && pages.len() <= 3),
+            Err(e) => prop_assert!(e.to_string().starts_with("damaged"), "{e}"),
+        }
+    }
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400), black in any::<bool>()) {
