@@ -19,7 +19,7 @@ use crate::report::PgnTags;
 use crate::start::StartPosition;
 
 /// Image files a folder of scans may hold, by extension.
-const IMAGE_EXTENSIONS: &[&str] = &["jpg", "jpeg", "png", "tif", "tiff", "webp", "bmp"];
+const IMAGE_EXTENSIONS: &[&str] = &["jpg", "jpeg", "png", "tif", "tiff", "webp", "bmp", "pdf"];
 
 /// One game to read: its pages in order, the other player's copy if the archive holds it,
 /// and the name its results go under.

@@ -84,9 +84,9 @@ enum CellsFormat {
 
 #[derive(clap::Args)]
 struct CellsArgs {
-    /// The image: JPEG, PNG, TIFF, WebP or BMP.
+    /// The image: JPEG, PNG, TIFF, WebP, BMP or a PDF file of scans.
     image: PathBuf,
-    /// The page of a multi-page TIFF to find the cells of (1 is the first).
+    /// The page of a multi-page TIFF or PDF file to find the cells of (1 is the first).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     page: u32,
     /// Output format.
@@ -153,7 +153,7 @@ struct DecodeArgs {
 #[derive(clap::Args)]
 struct ReadArgs {
     /// The pages of one scoresheet, in order (a long game fills two sheets): JPEG, PNG, TIFF,
-    /// WebP or BMP; a multi-page TIFF gives all its pages.
+    /// WebP or BMP; a multi-page TIFF or a PDF file of scans gives all its pages.
     #[arg(required = true, value_name = "PAGE")]
     pages: Vec<PathBuf>,
     /// The other player's scoresheet of the same game (its pages in order): both copies are
@@ -197,8 +197,8 @@ struct ReadArgs {
 
 #[derive(clap::Args)]
 struct BatchArgs {
-    /// A folder of images (each one game: one page, or every page of a multi-page TIFF), or a
-    /// manifest file.
+    /// A folder of images (each one game: one page, or every page of a multi-page TIFF or a
+    /// PDF file), or a manifest file.
     input: PathBuf,
     /// The folder results go to (created if needed).
     #[arg(long, value_name = "DIR")]

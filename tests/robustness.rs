@@ -18,8 +18,9 @@ fn cell_text() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Small image files to damage: a TIFF of two pages and a thumbnail, a BigTIFF, a PNG and a
-/// JPEG, each 24 x 16 pixels of a gradient.
+/// Small image files to damage: a TIFF of two pages and a thumbnail, a BigTIFF, a PNG, a
+/// JPEG and a PDF file of two pages (the JPEG and the gradient's samples, compressed), each
+/// 24 x 16 pixels of a gradient.
 fn image_files() -> Vec<Vec<u8>> {
     use tiff::encoder::{colortype::Gray8, TiffEncoder};
     let page = image::GrayImage::from_fn(24, 16, |x, y| image::Luma([(x * 9 + y * 5) as u8]));
@@ -50,7 +51,48 @@ fn image_files() -> Vec<Vec<u8>> {
         page.write_to(&mut bytes, format).unwrap();
         files.push(bytes.into_inner());
     }
+    files.push(pdf_of(&files[3], page.as_raw()));
     files
+}
+
+/// A PDF file of two 24 x 16 grey pages: the JPEG `jpeg`, and `samples` compressed.
+fn pdf_of(jpeg: &[u8], samples: &[u8]) -> Vec<u8> {
+    use lopdf::{dictionary, Document, Object, Stream};
+    let mut document = Document::with_version("1.5");
+    let tree = document.new_object_id();
+    let mut kids = Vec::new();
+    for (filter, data) in [("DCTDecode", jpeg.to_vec()), ("", samples.to_vec())] {
+        let mut image = Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Image", "Width" => 24, "Height" => 16,
+                "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
+            },
+            data,
+        );
+        if filter.is_empty() {
+            image.compress().unwrap();
+        } else {
+            image
+                .dict
+                .set("Filter", Object::Name(filter.as_bytes().to_vec()));
+        }
+        let image = document.add_object(image);
+        let page = document.add_object(dictionary! {
+            "Type" => "Page", "Parent" => tree,
+            "Resources" => dictionary! { "XObject" => dictionary! { "Im0" => image } },
+            "MediaBox" => vec![0.into(), 0.into(), 24.into(), 16.into()],
+        });
+        kids.push(Object::Reference(page));
+    }
+    document.objects.insert(
+        tree,
+        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => 2 }),
+    );
+    let catalog = document.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
+    document.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    document.save_to(&mut bytes).unwrap();
+    bytes
 }
 
 proptest! {
@@ -61,7 +103,7 @@ proptest! {
     /// lost its mark) or refused with an error naming it, never a panic.
     #[test]
     fn a_damaged_image_file_is_read_or_refused(
-        file in 0usize..4,
+        file in 0usize..5,
         damage in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
         cut in any::<prop::sample::Index>(),
         cut_it in any::<bool>(),
@@ -152,4 +194,13 @@ fn a_ply_s_confidence_and_alternatives_never_sum_above_one() {
             "{m:?}"
         );
     }
+}
+
+#[test]
+fn the_files_to_damage_are_read_whole() {
+    let pages: Vec<usize> = image_files()
+        .iter()
+        .map(|file| Sheet::pages_from_bytes("whole", file).unwrap().len())
+        .collect();
+    assert_eq!(pages, [2, 1, 1, 1, 2]);
 }

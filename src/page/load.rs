@@ -1,7 +1,7 @@
-//! Reading an image of a scoresheet: any format `image` decodes (JPEG, PNG, TIFF, WebP),
+//! Reading an image of a scoresheet: any format `image` decodes (JPEG, PNG, TIFF, WebP, BMP),
 //! turned upright by its EXIF orientation, with limits that refuse decompression bombs before
-//! any pixel is allocated; every page of a multi-page TIFF, as archives scan a long game's
-//! sheets into one file.
+//! any pixel is allocated; every page of a multi-page TIFF or of a PDF file of scans
+//! ([`super::pdf`]), as archives scan a long game's sheets into one file.
 
 use std::borrow::Cow;
 use std::io::Cursor;
@@ -10,6 +10,7 @@ use std::path::Path;
 use image::{DynamicImage, GrayImage, ImageDecoder, ImageReader, Limits};
 use rayon::prelude::*;
 
+use super::pdf;
 use super::PageError;
 
 /// Files larger than this are refused before reading: no scan of one sheet comes near it.
@@ -42,16 +43,17 @@ pub struct Sheet {
 }
 
 impl Sheet {
-    /// Reads an image file; of a multi-page TIFF, its first page ([`Sheet::open_pages`] reads
-    /// them all).
+    /// Reads an image file; of a multi-page TIFF or a PDF file, its first page
+    /// ([`Sheet::open_pages`] reads them all).
     pub fn open(path: &Path) -> Result<Sheet, PageError> {
         let name = path.display().to_string();
         Sheet::from_bytes(name.clone(), &read_file(path, &name)?)
     }
 
     /// Reads every page of an image file, in order: each full-size page of a multi-page TIFF
-    /// (reduced-resolution copies, such as thumbnails, left out), or the one page of any other
-    /// image. Pages of a file of several are named `FILE (page N of M)`, in errors too.
+    /// (reduced-resolution copies, such as thumbnails, left out), each page's scan of a PDF
+    /// file, or the one page of any other image. Pages of a file of several are named
+    /// `FILE (page N of M)`, in errors too.
     pub fn open_pages(path: &Path) -> Result<Vec<Sheet>, PageError> {
         let name = path.display().to_string();
         Sheet::pages_from_bytes(name.clone(), &read_file(path, &name)?)
@@ -63,6 +65,22 @@ impl Sheet {
         bytes: &[u8],
     ) -> Result<Vec<Sheet>, PageError> {
         let name = name.into();
+        if pdf::is_pdf(bytes) {
+            let pages = pdf::scanned_pages(bytes, false).map_err(|c| PageError::new(&name, c))?;
+            let count = pages.len();
+            return pages
+                .into_iter()
+                .enumerate()
+                .map(|(index, page)| {
+                    let name = match count {
+                        1 => name.clone(),
+                        _ => format!("{name} (page {} of {count})", index + 1),
+                    };
+                    page.map(|image| Sheet::from_image(&name, image))
+                        .map_err(|cause| PageError::new(&name, cause))
+                })
+                .collect();
+        }
         let directories =
             tiff_page_directories(bytes).map_err(|cause| PageError::new(&name, cause))?;
         if directories.len() <= 1 {
@@ -87,6 +105,14 @@ impl Sheet {
         let name = name.into();
         if bytes.is_empty() {
             return Err(PageError::new(&name, "the file is empty"));
+        }
+        if pdf::is_pdf(bytes) {
+            let mut pages =
+                pdf::scanned_pages(bytes, true).map_err(|c| PageError::new(&name, c))?;
+            let image = pages
+                .swap_remove(0)
+                .map_err(|cause| PageError::new(&name, cause))?;
+            return Ok(Sheet::from_image(name, image));
         }
         let image = decode(bytes).map_err(|cause| PageError::new(&name, cause))?;
         Ok(Sheet {
@@ -262,7 +288,8 @@ fn jpeg_ends_early(bytes: &[u8]) -> bool {
     }
 }
 
-fn decode(bytes: &[u8]) -> Result<DynamicImage, String> {
+/// Decodes an image file's (first) picture within the size limits, EXIF orientation applied.
+pub(super) fn decode(bytes: &[u8]) -> Result<DynamicImage, String> {
     let mut reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| format!("cannot read the file: {e}"))?;
@@ -272,7 +299,7 @@ fn decode(bytes: &[u8]) -> Result<DynamicImage, String> {
     }
     if reader.format().is_none() {
         return Err(
-            "not an image in a format scoresheet reads (JPEG, PNG, TIFF, WebP, BMP)".into(),
+            "not an image in a format scoresheet reads (JPEG, PNG, TIFF, WebP, BMP, PDF)".into(),
         );
     }
     let mut limits = Limits::default();

@@ -16,6 +16,7 @@ pub mod lines;
 mod load;
 pub mod overlay;
 pub mod paper;
+mod pdf;
 pub mod table;
 
 use std::borrow::Cow;
