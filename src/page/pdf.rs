@@ -47,23 +47,25 @@ pub(super) fn scanned_pages(
         .collect())
 }
 
+/// Forms drawn inside forms are searched for images to this depth.
+const MAX_FORM_DEPTH: usize = 4;
+
 /// The largest image `page` shows, turned as the page is shown.
 fn page_scan(document: &Document, page: ObjectId) -> Result<DynamicImage, String> {
-    let images = document
-        .get_page_images(page)
-        .map_err(|e| format!("the page's images cannot be read: {e}"))?;
-    let largest = images
-        .iter()
-        .max_by_key(|image| image.width.max(0).saturating_mul(image.height.max(0)))
-        .ok_or(
-            "the page holds no scanned image (scoresheet reads scans and photos, not pages \
-             drawn as text and lines)",
-        )?;
-    let stream = document
-        .get_object(largest.id)
-        .and_then(Object::as_stream)
-        .map_err(|e| format!("the page's image cannot be read: {e}"))?;
-    let image = decode_image(document, stream)?;
+    let mut images = Vec::new();
+    if let Some(resources) = inherited(document, page, b"Resources").and_then(|r| r.as_dict().ok())
+    {
+        gather_images(document, resources, 0, &mut images);
+    }
+    let pixels = |image: &Stream| {
+        let side = |key: &[u8]| number(document, &image.dict, key).unwrap_or(0).max(0);
+        side(b"Width").saturating_mul(side(b"Height"))
+    };
+    let largest = images.into_iter().max_by_key(|image| pixels(image)).ok_or(
+        "the page holds no scanned image (scoresheet reads scans and photos, not pages drawn \
+         as text and lines)",
+    )?;
+    let image = decode_image(document, largest)?;
     Ok(match page_rotation(document, page) {
         90 => DynamicImage::ImageRgb8(imageops::rotate90(&image.to_rgb8())),
         180 => DynamicImage::ImageRgb8(imageops::rotate180(&image.to_rgb8())),
@@ -72,15 +74,52 @@ fn page_scan(document: &Document, page: ObjectId) -> Result<DynamicImage, String
     })
 }
 
-/// How far clockwise the page is turned when shown (`/Rotate`, inherited from the page tree),
-/// in degrees: 0, 90, 180 or 270.
-fn page_rotation(document: &Document, page: ObjectId) -> i64 {
+/// The image XObjects among `resources` (a page's or a form's), and in the forms they name,
+/// added to `images`.
+fn gather_images<'d>(
+    document: &'d Document,
+    resources: &'d Dictionary,
+    depth: usize,
+    images: &mut Vec<&'d Stream>,
+) {
+    let Some(Ok(xobjects)) = resources
+        .get(b"XObject")
+        .ok()
+        .and_then(|x| resolved(document, x))
+        .map(Object::as_dict)
+    else {
+        return;
+    };
+    for (_, xobject) in xobjects.iter() {
+        let Some(Ok(stream)) = resolved(document, xobject).map(Object::as_stream) else {
+            continue;
+        };
+        match stream.dict.get(b"Subtype").and_then(Object::as_name) {
+            Ok(b"Image") => images.push(stream),
+            Ok(b"Form") if depth < MAX_FORM_DEPTH => {
+                if let Some(Ok(inner)) = stream
+                    .dict
+                    .get(b"Resources")
+                    .ok()
+                    .and_then(|r| resolved(document, r))
+                    .map(Object::as_dict)
+                {
+                    gather_images(document, inner, depth + 1, images);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A page's attribute `key`, its own or inherited from the page tree (`Resources`, `Rotate`).
+fn inherited<'d>(document: &'d Document, page: ObjectId, key: &[u8]) -> Option<&'d Object> {
     let mut node = document.get_dictionary(page).ok();
     // The page tree is shallow; the bound stops a cycle of parents.
     for _ in 0..32 {
-        let Some(dictionary) = node else { break };
-        if let Ok(rotate) = dictionary.get(b"Rotate").and_then(Object::as_i64) {
-            return rotate.rem_euclid(360) / 90 * 90;
+        let dictionary = node?;
+        if let Ok(value) = dictionary.get(key) {
+            return resolved(document, value);
         }
         node = dictionary
             .get(b"Parent")
@@ -88,7 +127,15 @@ fn page_rotation(document: &Document, page: ObjectId) -> i64 {
             .and_then(|parent| document.get_dictionary(parent))
             .ok();
     }
-    0
+    None
+}
+
+/// How far clockwise the page is turned when shown (`/Rotate`), in degrees: 0, 90, 180 or
+/// 270.
+fn page_rotation(document: &Document, page: ObjectId) -> i64 {
+    inherited(document, page, b"Rotate")
+        .and_then(|rotate| rotate.as_i64().ok())
+        .map_or(0, |rotate| rotate.rem_euclid(360) / 90 * 90)
 }
 
 /// The pixels of an image XObject: JPEG (`DCTDecode`), CCITT Group 4 fax
@@ -442,21 +489,35 @@ fn sampled_image(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use image::ImageEncoder;
     use lopdf::dictionary;
 
     /// A PDF file of pages, each showing the image `(dictionary, data)` or nothing; every page
     /// turned `rotate` degrees when shown.
-    pub(crate) fn pdf(pages: Vec<Option<(Dictionary, Vec<u8>)>>, rotate: i64) -> Vec<u8> {
+    fn pdf(pages: Vec<Option<(Dictionary, Vec<u8>)>>, rotate: i64) -> Vec<u8> {
+        pdf_drawn(pages, rotate, false)
+    }
+
+    /// As [`pdf`], each image drawn through a form XObject when `in_form`, as some PDF
+    /// writers place a scan.
+    fn pdf_drawn(pages: Vec<Option<(Dictionary, Vec<u8>)>>, rotate: i64, in_form: bool) -> Vec<u8> {
         let mut document = Document::with_version("1.5");
         let tree = document.new_object_id();
         let mut kids = Vec::new();
         for page in pages {
             let mut resources = Dictionary::new();
             if let Some((image, data)) = page {
-                let image = document.add_object(Stream::new(image, data));
+                let mut image = document.add_object(Stream::new(image, data));
+                if in_form {
+                    let form = dictionary! {
+                        "Type" => "XObject", "Subtype" => "Form",
+                        "BBox" => vec![0.into(), 0.into(), 1.into(), 1.into()],
+                        "Resources" => dictionary! { "XObject" => dictionary! { "Im1" => image } },
+                    };
+                    image = document.add_object(Stream::new(form, b"/Im1 Do".to_vec()));
+                }
                 resources.set("XObject", dictionary! { "Im0" => image });
             }
             let drawing = b"q 100 0 0 100 0 0 cm /Im0 Do Q".to_vec();
@@ -485,7 +546,7 @@ pub(crate) mod tests {
     }
 
     /// An image XObject's dictionary: its size, colour space, bits and filter.
-    pub(crate) fn image_dictionary(
+    fn image_dictionary(
         width: u32,
         height: u32,
         space: Object,
@@ -539,13 +600,19 @@ pub(crate) mod tests {
         assert!(first.to_luma8()[(11, 2)].0[0] > 180, "the JPEG's gradient");
         assert_eq!(read[1].as_ref().unwrap().to_luma8().into_raw(), samples);
         // The page tree turns every page a quarter clockwise.
-        let turned = pages(&pdf(vec![Some(jpeg_page), Some(sampled)], 90));
+        let turned = pages(&pdf(vec![Some(jpeg_page), Some(sampled.clone())], 90));
         let first = turned[0].as_ref().unwrap();
         assert_eq!((first.width(), first.height()), (5, 12));
         let second = turned[1].as_ref().unwrap().to_luma8();
         // The sample at the image's bottom-left corner is at the top-left when turned.
         assert_eq!(second[(0, 0)].0[0], samples[2 * 8]);
         assert_eq!(scanned_pages(&file, true).unwrap().len(), 1);
+        // A scan drawn through a form.
+        let file = pdf_drawn(vec![Some(sampled)], 0, true);
+        assert_eq!(
+            pages(&file)[0].as_ref().unwrap().to_luma8().into_raw(),
+            samples
+        );
     }
 
     #[test]
