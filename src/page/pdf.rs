@@ -273,7 +273,9 @@ fn fax_image(
                 .into(),
         );
     }
-    let columns = parameter(b"Columns").unwrap_or(1728);
+    // The filter's own default is 1,728 columns (a fax line); a scan's writer gives them or
+    // means the image's width.
+    let columns = parameter(b"Columns").unwrap_or(width as i64);
     if columns != width as i64 || width > u16::MAX as u32 || height > u16::MAX as u32 {
         return Err(format!(
             "the page's fax image is {columns} columns wide in an image {width} wide"
@@ -281,13 +283,14 @@ fn fax_image(
     }
     let light_runs_dark = flag(parameters, b"BlackIs1") != decode_inverted(dictionary);
     let (white, black) = if light_runs_dark { (0, 255) } else { (255, 0) };
-    let mut pixels = Vec::with_capacity(width as usize * height as usize);
+    let size = width as usize * height as usize;
+    let mut pixels = Vec::with_capacity(size);
     let decoded = fax::decoder::decode_g4(
         data.iter().copied(),
         width as u16,
         Some(height as u16),
         |transitions| {
-            if pixels.len() < pixels.capacity() {
+            if pixels.len() < size {
                 pixels.extend(fax::decoder::pels(transitions, width as u16).map(|colour| {
                     match colour {
                         fax::Color::White => white,
@@ -301,7 +304,7 @@ fn fax_image(
         return Err("the page's fax image data is corrupt".into());
     }
     // A stream cut short is read as far as it goes, as a torn JPEG is.
-    pixels.resize(width as usize * height as usize, white);
+    pixels.resize(size, white);
     GrayImage::from_raw(width, height, pixels)
         .map(DynamicImage::ImageLuma8)
         .ok_or_else(|| "the page's fax image has no pixels".into())
