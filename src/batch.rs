@@ -286,6 +286,10 @@ pub struct BatchSummary {
     /// fit it so poorly that it may have begun elsewhere (`start_doubt` of the game's JSON,
     /// [`crate::read::GameRead::start_doubt`]).
     pub start_doubts: Vec<String>,
+    /// The first page of every finished game with a later page whose first moves fit it so
+    /// poorly that the page may not continue the game (`continuation_doubts` of the game's
+    /// JSON, [`crate::read::GameRead::continuation_doubts`]).
+    pub continuation_doubts: Vec<String>,
     /// The first page of every finished game read in English descriptive notation
     /// (`notation` of the game's JSON): told from its cells unless the batch was told.
     pub descriptive: Vec<String>,
@@ -326,6 +330,7 @@ impl BatchSummary {
                 .map(|(file, pixels)| json!({"file": file, "cell_height_px": pixels}))
                 .collect::<Vec<_>>(),
             "start_doubts": self.start_doubts,
+            "continuation_doubts": self.continuation_doubts,
             "descriptive": self.descriptive,
             "by_game": self.by_game.iter()
                 .map(|g| json!({
@@ -463,6 +468,7 @@ pub fn run(
         turned_pages: finished.turned_pages,
         small_cell_pages: finished.small_cell_pages,
         start_doubts: finished.start_doubts,
+        continuation_doubts: finished.continuation_doubts,
         descriptive: finished.descriptive,
         by_game: finished.by_game,
         seconds: started.elapsed().as_secs_f64(),
@@ -485,6 +491,7 @@ struct Finished {
     turned_pages: Vec<(String, f64)>,
     small_cell_pages: Vec<(String, f64)>,
     start_doubts: Vec<String>,
+    continuation_doubts: Vec<String>,
     descriptive: Vec<String>,
     by_game: Vec<GameLine>,
 }
@@ -523,6 +530,12 @@ impl Finished {
         }
         if json["start_doubt"].is_string() {
             self.start_doubts.push(first_page());
+        }
+        if json["continuation_doubts"]
+            .as_array()
+            .is_some_and(|notes| !notes.is_empty())
+        {
+            self.continuation_doubts.push(first_page());
         }
         if json["notation"] == "descriptive" {
             self.descriptive.push(first_page());

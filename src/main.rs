@@ -601,6 +601,9 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     if let Some(note) = read.start_note() {
         eprintln!("{name}: warning: {note}");
     }
+    for note in read.continuation_notes() {
+        eprintln!("warning: {note}");
+    }
     report_doubts(&name, &read.game);
     Ok(())
 }
@@ -706,6 +709,12 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
     }
     for file in &summary.start_doubts {
         eprintln!("  start in doubt (Chess960 or a set position? give its start): {file}");
+    }
+    for file in &summary.continuation_doubts {
+        eprintln!(
+            "  a later page may not continue the game (another game's sheet, or the copy?): \
+             {file}"
+        );
     }
     if summary.failures.is_empty() {
         Ok(())

@@ -618,6 +618,59 @@ fn a_pdf_of_scans_is_read_page_by_page() {
     );
 }
 
+/// A long game's second page reads on where the first stops; a page of another game given
+/// as the second page is noted, naming it, since what is clearly written there is no legal
+/// continuation. The Russian sample's two blocks of 25 rows, cut apart, are a game of two
+/// pages.
+#[test]
+fn a_second_page_reads_on_and_a_page_of_another_game_is_noted() {
+    let scratch = Scratch::new("second-page");
+    let sheet = image::open("samples/sheets/00002-ru-chesscom-2x25.jpg").unwrap();
+    let (width, height) = (sheet.width(), sheet.height());
+    // The blocks meet at x = 542-557 (`scoresheet cells`).
+    let first = scratch.path("moves-1-25.png");
+    sheet.crop_imm(0, 0, 552, height).save(&first).unwrap();
+    let second = scratch.path("moves-26-50.png");
+    sheet
+        .crop_imm(535, 0, width - 535, height)
+        .save(&second)
+        .unwrap();
+    let (first, second) = (first.to_str().unwrap(), second.to_str().unwrap());
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("samples/sheets/00002-ru-chesscom-2x25.json").unwrap(),
+    )
+    .unwrap();
+    let read = |pages: &[&str]| -> (serde_json::Value, String) {
+        let args = [&["read", "--format", "json"], pages].concat();
+        let out = scoresheet(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        (serde_json::from_str(&stdout(&out)).unwrap(), stderr(&out))
+    };
+    let (game, notes) = read(&[first, second]);
+    let moves = game["moves"].as_array().unwrap();
+    let right = moves
+        .iter()
+        .zip(truth["moves_san"].as_array().unwrap())
+        .filter(|(m, san)| m["san"] == **san)
+        .count();
+    assert!(
+        moves.len() == 100 && right >= 98,
+        "{right} of {}",
+        moves.len()
+    );
+    assert!(moves[60]["page"] == 1, "{}", moves[60]);
+    assert_eq!(game["continuation_doubts"], serde_json::json!([]));
+    assert!(!notes.contains("does not continue"), "{notes}");
+
+    let other_game = "samples/sheets/00005-uk-chesscom-2x25.jpg";
+    let (game, notes) = read(&[first, other_game]);
+    let doubts = game["continuation_doubts"].as_array().unwrap();
+    assert_eq!(doubts.len(), 1, "{doubts:?}");
+    let note = format!("{other_game}: ");
+    assert!(doubts[0].as_str().unwrap().starts_with(&note), "{doubts:?}");
+    assert!(notes.contains(&format!("warning: {note}")), "{notes}");
+}
+
 #[test]
 fn cells_errors_name_the_file_and_the_cause() {
     let scratch = Scratch::new("cells-errors");

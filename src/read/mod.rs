@@ -255,6 +255,10 @@ pub struct GameRead {
     /// were flagged in cells read with some confidence, when so many ([`OPENING_DOUBT_FLAGS`])
     /// that the game may have begun elsewhere ([`GameRead::start_note`]).
     pub start_doubt: Option<usize>,
+    /// Each page after the first of a sheet whose first moves fit the game so poorly that it
+    /// may not continue the page before it: `(page name, flagged moves)`, as
+    /// [`GameRead::start_doubt`] counts them ([`doubted_continuations`]).
+    pub continuation_doubts: Vec<(String, usize)>,
     /// The notation the game was read in: as told ([`ReadOptions::notation`]) or as the
     /// sheet showed it.
     pub notation: Notation,
@@ -369,6 +373,7 @@ pub fn read_game(
     mark_written_alike(&mut game, &evidence, &decoder);
     let as_read = as_read.as_ref().unwrap_or(&evidence);
     let start_doubt = doubted_start(&game, &cells, &options.start);
+    let continuation_doubts = doubted_continuations(&game, &cells, &pages, &copy_pages);
     flag_faint_readings(&mut game, &cells);
     mark_doubtful_stretches(&mut game, &decoder);
     // After the stretches: a page photographed small has many moves under the bar, and as
@@ -396,6 +401,7 @@ pub fn read_game(
         set_aside,
         torn_pages,
         start_doubt,
+        continuation_doubts,
         notation,
     })
 }
@@ -630,6 +636,46 @@ fn doubted_start(game: &Game, cells: &[GameCell], start: &StartPosition) -> Opti
         .filter(|m| m.flagged && read_surely(m))
         .count();
     (flagged >= OPENING_DOUBT_FLAGS).then_some(flagged)
+}
+
+/// Each page after the first of the own sheet (`pages`) or of the copy (`copy_pages`, numbered
+/// after them) whose first [`OPENING_PLIES`] moves (those `game` read from a cell on it) have
+/// at least [`OPENING_DOUBT_FLAGS`] flagged where the reader was fairly sure of the writing:
+/// `(page name, flagged)`. A page of another game, or the other player's copy, given as the
+/// next page of a sheet reads so: what is clearly written there is no legal continuation.
+fn doubted_continuations(
+    game: &Game,
+    cells: &[GameCell],
+    pages: &[Cells],
+    copy_pages: &[Cells],
+) -> Vec<(String, usize)> {
+    let first_pages = [0, pages.len()];
+    let mut moves_on: Vec<Vec<&DecodedMove>> = vec![Vec::new(); pages.len() + copy_pages.len()];
+    let mut flagged_on = vec![0; moves_on.len()];
+    for m in &game.moves {
+        let Some(cell) = m.cell.and_then(|c| cells.get(c)) else {
+            continue;
+        };
+        for cell in std::iter::once(cell).chain(cell.copy.as_deref()) {
+            let Some(on_page) = moves_on.get_mut(cell.page) else {
+                continue;
+            };
+            if on_page.len() < OPENING_PLIES {
+                on_page.push(m);
+                let sure = cell.text_confidence >= OPENING_SURE_READING;
+                flagged_on[cell.page] += usize::from(m.flagged && sure);
+            }
+        }
+    }
+    pages
+        .iter()
+        .chain(copy_pages)
+        .enumerate()
+        .filter(|&(page, _)| {
+            !first_pages.contains(&page) && flagged_on[page] >= OPENING_DOUBT_FLAGS
+        })
+        .map(|(page, cells)| (cells.source.clone(), flagged_on[page]))
+        .collect()
 }
 
 /// A sentence for the user about a page of [`GameRead::torn_pages`].
@@ -1134,8 +1180,23 @@ impl GameRead {
         })
     }
 
+    /// A sentence for the user about each page of [`GameRead::continuation_doubts`].
+    pub fn continuation_notes(&self) -> Vec<String> {
+        self.continuation_doubts
+            .iter()
+            .map(|(page, flagged)| {
+                format!(
+                    "{page}: {flagged} of the first {OPENING_PLIES} moves read from this page \
+                     are doubtful: if it does not continue the page before it (another game's \
+                     sheet, or the other player's copy), read it as a game of its own or with \
+                     --copy"
+                )
+            })
+            .collect()
+    }
+
     /// The notes written before the first move of the PGN: a sheet set aside, a doubtful
-    /// start.
+    /// start, a page that may not continue the game.
     fn pgn_note(&self) -> Option<String> {
         let notes: Vec<String> = self
             .set_aside
@@ -1143,6 +1204,7 @@ impl GameRead {
             .map(SetAside::note)
             .into_iter()
             .chain(self.start_note())
+            .chain(self.continuation_notes())
             .collect();
         (!notes.is_empty()).then(|| notes.join("; "))
     }
@@ -1221,6 +1283,7 @@ impl GameRead {
             .iter()
             .map(SetAside::note)
             .chain(self.start_note())
+            .chain(self.continuation_notes())
             .chain(torn)
             .chain(self.turned_page_notes())
             .chain(self.small_cell_notes())
@@ -1305,6 +1368,7 @@ impl GameRead {
         };
         json["torn_pages"] = json!(self.torn_pages);
         json["start_doubt"] = json!(self.start_note());
+        json["continuation_doubts"] = json!(self.continuation_notes());
         json["pages_turned_upright_degrees"] = json!(self
             .pages
             .iter()
