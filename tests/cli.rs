@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 
 use scoresheet::recognize::ctc::look_alike;
 
+mod pdf;
 mod scratch;
 use scratch::Scratch;
 
@@ -29,6 +30,12 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The JSON a successful run printed.
+fn json_out(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", stderr(o));
+    serde_json::from_str(&stdout(o)).expect("JSON on standard output")
 }
 
 #[test]
@@ -503,20 +510,15 @@ fn a_multi_page_tiff_is_read_page_by_page() {
         &multi_page_tiff(&[(&blank, false), (&page, false)]),
     );
     let (scan, two) = (scan.to_str().unwrap(), two.to_str().unwrap());
-
-    let json = |out: &Output| -> serde_json::Value {
-        assert!(out.status.success(), "{}", stderr(out));
-        serde_json::from_str(&stdout(out)).unwrap()
-    };
-    let from_jpeg = json(&scoresheet(&["read", sheet, "--format", "json"]));
-    let from_tiff = json(&scoresheet(&["read", scan, "--format", "json"]));
+    let from_jpeg = json_out(&scoresheet(&["read", sheet, "--format", "json"]));
+    let from_tiff = json_out(&scoresheet(&["read", scan, "--format", "json"]));
     // The same pixels in grey: the same cells, readings and moves.
     assert_eq!(from_tiff["moves"], from_jpeg["moves"]);
     assert!(from_tiff["moves"].as_array().unwrap().len() > 50);
     assert_eq!(from_tiff["pages"], serde_json::json!([scan]));
 
-    let mut cells_of_jpeg = json(&scoresheet(&["cells", sheet]));
-    let mut cells_of_page = json(&scoresheet(&["cells", "--page", "2", two]));
+    let mut cells_of_jpeg = json_out(&scoresheet(&["cells", sheet]));
+    let mut cells_of_page = json_out(&scoresheet(&["cells", "--page", "2", two]));
     assert_eq!(
         cells_of_page["image"]["file"],
         serde_json::json!(format!("{two} (page 2 of 2)"))
@@ -541,45 +543,6 @@ fn a_multi_page_tiff_is_read_page_by_page() {
     );
 }
 
-/// A PDF file whose pages show the JPEG images given (a page of `None` shows none), as a
-/// scanner writes one.
-fn pdf_of_scans(pages: &[Option<(&[u8], u32, u32)>]) -> Vec<u8> {
-    use lopdf::{dictionary, Document, Object, Stream};
-    let mut document = Document::with_version("1.5");
-    let tree = document.new_object_id();
-    let mut kids = Vec::new();
-    for page in pages {
-        let mut resources = lopdf::Dictionary::new();
-        if let Some((jpeg, width, height)) = page {
-            let image = dictionary! {
-                "Type" => "XObject", "Subtype" => "Image", "Width" => *width as i64,
-                "Height" => *height as i64, "ColorSpace" => "DeviceRGB",
-                "BitsPerComponent" => 8, "Filter" => "DCTDecode",
-            };
-            let image = document.add_object(Stream::new(image, jpeg.to_vec()));
-            resources.set("XObject", dictionary! { "Im0" => image });
-        }
-        let drawing = b"q 595 0 0 842 0 0 cm /Im0 Do Q".to_vec();
-        let contents = document.add_object(Stream::new(dictionary! {}, drawing));
-        let page = document.add_object(dictionary! {
-            "Type" => "Page", "Parent" => tree, "Contents" => contents,
-            "Resources" => resources,
-            "MediaBox" => vec![0.into(), 0.into(), 595.into(), 842.into()],
-        });
-        kids.push(Object::Reference(page));
-    }
-    let count = kids.len() as i64;
-    document.objects.insert(
-        tree,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
-    );
-    let catalog = document.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
-    document.trailer.set("Root", catalog);
-    let mut bytes = Vec::new();
-    document.save_to(&mut bytes).unwrap();
-    bytes
-}
-
 /// Archives keep scans as PDF files: each page's scan is a page of the game, read as the
 /// image file would be, and a page that holds no scan is an error naming the file and page.
 #[test]
@@ -588,16 +551,20 @@ fn a_pdf_of_scans_is_read_page_by_page() {
     let sheet = "samples/sheets/00002-ru-chesscom-2x25.jpg";
     let jpeg = std::fs::read(sheet).unwrap();
     let (width, height) = image::image_dimensions(sheet).unwrap();
-    let scan = Some((jpeg.as_slice(), width, height));
-    let one = scratch.file("round-3.pdf", &pdf_of_scans(&[scan]));
-    let two = scratch.file("two.pdf", &pdf_of_scans(&[scan, None]));
-    let (one, two) = (one.to_str().unwrap(), two.to_str().unwrap());
-    let game = |out: &Output| -> serde_json::Value {
-        assert!(out.status.success(), "{}", stderr(out));
-        serde_json::from_str(&stdout(out)).unwrap()
+    let scan = || {
+        Some(pdf::image(
+            width,
+            height,
+            "DeviceRGB",
+            Some("DCTDecode"),
+            jpeg.clone(),
+        ))
     };
-    let from_jpeg = game(&scoresheet(&["read", sheet, "--format", "json"]));
-    let from_pdf = game(&scoresheet(&["read", one, "--format", "json"]));
+    let one = scratch.file("round-3.pdf", &pdf::pdf_of(vec![scan()]));
+    let two = scratch.file("two.pdf", &pdf::pdf_of(vec![scan(), None]));
+    let (one, two) = (one.to_str().unwrap(), two.to_str().unwrap());
+    let from_jpeg = json_out(&scoresheet(&["read", sheet, "--format", "json"]));
+    let from_pdf = json_out(&scoresheet(&["read", one, "--format", "json"]));
     assert_eq!(from_pdf["moves"], from_jpeg["moves"]);
     assert_eq!(from_pdf["pages"], serde_json::json!([one]));
     let out = scoresheet(&["read", two]);
@@ -634,10 +601,8 @@ fn a_second_page_reads_on_and_a_page_of_another_game_is_noted() {
     )
     .unwrap();
     let read = |pages: &[&str]| -> (serde_json::Value, String) {
-        let args = [&["read", "--format", "json"], pages].concat();
-        let out = scoresheet(&args);
-        assert!(out.status.success(), "{}", stderr(&out));
-        (serde_json::from_str(&stdout(&out)).unwrap(), stderr(&out))
+        let out = scoresheet(&[&["read", "--format", "json"], pages].concat());
+        (json_out(&out), stderr(&out))
     };
     let (game, notes) = read(&[first, second]);
     let moves = game["moves"].as_array().unwrap();

@@ -8,6 +8,8 @@ use scoresheet::page::Sheet;
 use scoresheet::start::StartPosition;
 use shakmaty::{Chess, Color, Position};
 
+mod pdf;
+
 fn cell_text() -> impl Strategy<Value = String> {
     prop_oneof![
         "[a-hKQRBNO0x:+#=()./ 1-8-]{0,8}",
@@ -51,48 +53,23 @@ fn image_files() -> Vec<Vec<u8>> {
         page.write_to(&mut bytes, format).unwrap();
         files.push(bytes.into_inner());
     }
-    files.push(pdf_of(&files[3], page.as_raw()));
+    files.push(pdf::pdf_of(vec![
+        Some(pdf::image(
+            24,
+            16,
+            "DeviceGray",
+            Some("DCTDecode"),
+            files[3].clone(),
+        )),
+        Some(pdf::image(
+            24,
+            16,
+            "DeviceGray",
+            None,
+            page.as_raw().clone(),
+        )),
+    ]));
     files
-}
-
-/// A PDF file of two 24 x 16 grey pages: the JPEG `jpeg`, and `samples` compressed.
-fn pdf_of(jpeg: &[u8], samples: &[u8]) -> Vec<u8> {
-    use lopdf::{dictionary, Document, Object, Stream};
-    let mut document = Document::with_version("1.5");
-    let tree = document.new_object_id();
-    let mut kids = Vec::new();
-    for (filter, data) in [("DCTDecode", jpeg.to_vec()), ("", samples.to_vec())] {
-        let mut image = Stream::new(
-            dictionary! {
-                "Type" => "XObject", "Subtype" => "Image", "Width" => 24, "Height" => 16,
-                "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
-            },
-            data,
-        );
-        if filter.is_empty() {
-            image.compress().unwrap();
-        } else {
-            image
-                .dict
-                .set("Filter", Object::Name(filter.as_bytes().to_vec()));
-        }
-        let image = document.add_object(image);
-        let page = document.add_object(dictionary! {
-            "Type" => "Page", "Parent" => tree,
-            "Resources" => dictionary! { "XObject" => dictionary! { "Im0" => image } },
-            "MediaBox" => vec![0.into(), 0.into(), 24.into(), 16.into()],
-        });
-        kids.push(Object::Reference(page));
-    }
-    document.objects.insert(
-        tree,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => 2 }),
-    );
-    let catalog = document.add_object(dictionary! { "Type" => "Catalog", "Pages" => tree });
-    document.trailer.set("Root", catalog);
-    let mut bytes = Vec::new();
-    document.save_to(&mut bytes).unwrap();
-    bytes
 }
 
 proptest! {
