@@ -13,6 +13,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
+use crate::page::PageFile;
 use crate::read::{read_game_files, FilesRead, ReadOptions, SMALL_CELL_HEIGHT};
 use crate::recognize::Reader;
 use crate::report::PgnTags;
@@ -25,12 +26,12 @@ const IMAGE_EXTENSIONS: &[&str] = &["jpg", "jpeg", "png", "tif", "tiff", "webp",
 /// and the name its results go under.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchGame {
-    /// `OUT/<id>.json`: the first page's file stem.
+    /// `OUT/<id>.json`: the first page's file stem (`<stem>-p<N>` for page N of a file).
     pub id: String,
-    pub pages: Vec<PathBuf>,
+    pub pages: Vec<PageFile>,
     /// The pages of the other player's scoresheet of the same game (`read --copy`); empty
     /// when there is none.
-    pub copy: Vec<PathBuf>,
+    pub copy: Vec<PageFile>,
     /// Where the game started (a manifest's `start=` or `chess960=` field); `None`: the
     /// standard position.
     pub start: Option<StartPosition>,
@@ -113,25 +114,40 @@ fn stem(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// The games of `input`: every image of a folder (one page each, sorted by name), or a
-/// manifest, a text file with one game per line whose pages are separated by TABs (paths
-/// relative to the manifest's folder; blank lines and lines starting with `#` are skipped),
+/// The name a game's results go under: its first page's file stem, and the page
+/// (`<stem>-p<N>`) when the game is one page of a file.
+fn game_id(first: &PageFile) -> String {
+    match first.page {
+        None => stem(&first.path),
+        Some(page) => format!("{}-p{}", stem(&first.path), page + 1),
+    }
+}
+
+/// The games of `input`: every image of a folder (sorted by name; a game of all its pages,
+/// or with `each_page` a game of each page), or a manifest, a text file with one game per
+/// line whose pages are separated by TABs (paths relative to the manifest's folder, `FILE#N`
+/// for page N of a multi-page file; blank lines and lines starting with `#` are skipped),
 /// optionally followed by a `|` field and the pages of the other player's copy of the game,
 /// and anywhere on the line by a `start=FEN` or `chess960=N` field where the game did not
 /// start from the standard position, and by PGN tags (`white=NAME`, `black=`, `event=`,
 /// `site=`, `date=`, `round=`). Two games that would write the same result file are
 /// refused.
-pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
+pub fn plan(input: &Path, each_page: bool) -> Result<Vec<BatchGame>, BatchError> {
     let name = input.display();
     let meta = std::fs::metadata(input).map_err(|e| BatchError(format!("{name}: {e}")))?;
     let games = if meta.is_dir() {
-        folder_games(input)?
+        folder_games(input, each_page)?
+    } else if each_page {
+        return Err(BatchError(format!(
+            "{name}: --each-page reads a folder's files page by page; a manifest names each \
+             game's pages (FILE#N for page N of a file)"
+        )));
     } else {
         manifest_games(input)?
     };
     let mut ids: Vec<(&str, &Path)> = games
         .iter()
-        .map(|g| (g.id.as_str(), g.pages[0].as_path()))
+        .map(|g| (g.id.as_str(), g.pages[0].path.as_path()))
         .collect();
     ids.sort();
     for pair in ids.windows(2) {
@@ -150,8 +166,10 @@ pub fn plan(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
     Ok(games)
 }
 
-/// Every image of the folder `input`, sorted by name, as a game of one page.
-fn folder_games(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
+/// Every image of the folder `input`, sorted by name, as a game (of all its pages), or with
+/// `each_page` every page of every image as a game of its own. A file whose pages cannot be
+/// counted is still a game, which fails with the cause when it is read.
+fn folder_games(input: &Path, each_page: bool) -> Result<Vec<BatchGame>, BatchError> {
     let name = input.display();
     let mut images: Vec<PathBuf> = std::fs::read_dir(input)
         .map_err(|e| BatchError(format!("{name}: {e}")))?
@@ -160,16 +178,27 @@ fn folder_games(input: &Path) -> Result<Vec<BatchGame>, BatchError> {
         .filter(|path| path.is_file() && is_image(path))
         .collect();
     images.sort();
-    Ok(images
-        .into_iter()
-        .map(|page| BatchGame {
-            id: stem(&page),
-            pages: vec![page],
-            copy: Vec::new(),
-            start: None,
-            tags: PgnTags::default(),
-        })
-        .collect())
+    let game = |page: PageFile| BatchGame {
+        id: game_id(&page),
+        pages: vec![page],
+        copy: Vec::new(),
+        start: None,
+        tags: PgnTags::default(),
+    };
+    let mut games = Vec::new();
+    for path in images {
+        let file = PageFile::whole(path);
+        match file.page_count() {
+            Ok(count) if each_page && count > 1 => games.extend((0..count).map(|page| {
+                game(PageFile {
+                    path: file.path.clone(),
+                    page: Some(page),
+                })
+            })),
+            _ => games.push(game(file)),
+        }
+    }
+    Ok(games)
 }
 
 /// The games of the manifest `input`, one a line ([`plan`]); an error names the line.
@@ -219,16 +248,16 @@ fn manifest_game(line: &str, base: &Path) -> Result<BatchGame, String> {
         }
     }
     let mut parts = fields.split(|field| *field == COPY_SEPARATOR);
-    let pages: Vec<PathBuf> = parts
+    let pages: Vec<PageFile> = parts
         .next()
         .unwrap_or_default()
         .iter()
-        .map(|p| base.join(p))
+        .map(|p| PageFile::parse(p, base))
         .collect();
-    let copy: Vec<PathBuf> = match parts.next() {
+    let copy: Vec<PageFile> = match parts.next() {
         None => Vec::new(),
         Some([]) => return Err("no copy pages after `|`".into()),
-        Some(copy) => copy.iter().map(|p| base.join(p)).collect(),
+        Some(copy) => copy.iter().map(|p| PageFile::parse(p, base)).collect(),
     };
     if parts.next().is_some() {
         return Err("more than one `|`: a game has one copy".into());
@@ -237,7 +266,7 @@ fn manifest_game(line: &str, base: &Path) -> Result<BatchGame, String> {
         return Err("no page".into());
     };
     Ok(BatchGame {
-        id: stem(first),
+        id: game_id(first),
         pages,
         copy,
         start,
@@ -440,7 +469,7 @@ pub fn run(
             progress.tick();
             outcome
                 .err()
-                .map(|cause| (game.pages[0].display().to_string(), cause))
+                .map(|cause| (game.pages[0].to_string(), cause))
         })
         .collect();
 
@@ -514,7 +543,7 @@ impl Finished {
 
     /// Adds `game`, from its JSON.
     fn add(&mut self, game: &BatchGame, json: &Value) {
-        let first_page = || game.pages[0].display().to_string();
+        let first_page = || game.pages[0].to_string();
         let moves = json["moves"].as_array().map_or(0, Vec::len);
         let flagged = json["flagged"].as_u64().unwrap_or(0) as usize;
         self.moves += moves;
@@ -614,17 +643,15 @@ mod tests {
             "# round 1\nr1/a.jpg\tr1/a-2.jpg\n\nr1/b.png\t|\tr1/b-black.png\tchess960=0\n",
         )
         .unwrap();
-        let games = plan(&manifest).unwrap();
+        let whole = |path: &str| PageFile::whole(dir.join(path));
+        let games = plan(&manifest, false).unwrap();
         assert_eq!(games.len(), 2);
         assert_eq!(games[0].id, "a");
-        assert_eq!(
-            games[0].pages,
-            [dir.join("r1/a.jpg"), dir.join("r1/a-2.jpg")]
-        );
+        assert_eq!(games[0].pages, [whole("r1/a.jpg"), whole("r1/a-2.jpg")]);
         assert!(games[0].copy.is_empty());
         assert_eq!(games[1].id, "b");
-        assert_eq!(games[1].pages, [dir.join("r1/b.png")]);
-        assert_eq!(games[1].copy, [dir.join("r1/b-black.png")]);
+        assert_eq!(games[1].pages, [whole("r1/b.png")]);
+        assert_eq!(games[1].copy, [whole("r1/b-black.png")]);
         assert_eq!(games[0].start, None);
         let chess960 = games[1].start.as_ref().unwrap();
         assert_eq!(
@@ -634,8 +661,8 @@ mod tests {
         assert_eq!(chess960.castling_mode, shakmaty::CastlingMode::Chess960);
         let endgame = "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1";
         std::fs::write(&manifest, format!("start={endgame}\tr1/e.jpg\n")).unwrap();
-        let games = plan(&manifest).unwrap();
-        assert_eq!(games[0].pages, [dir.join("r1/e.jpg")]);
+        let games = plan(&manifest, false).unwrap();
+        assert_eq!(games[0].pages, [whole("r1/e.jpg")]);
         assert_eq!(
             games[0].start.as_ref().map(StartPosition::fen).as_deref(),
             Some(endgame)
@@ -645,8 +672,8 @@ mod tests {
             "r1/t.jpg\twhite=Tal, Mikhail\tblack=Botvinnik, M.\tround=3\tevent=WCh 1960\n",
         )
         .unwrap();
-        let games = plan(&manifest).unwrap();
-        assert_eq!(games[0].pages, [dir.join("r1/t.jpg")]);
+        let games = plan(&manifest, false).unwrap();
+        assert_eq!(games[0].pages, [whole("r1/t.jpg")]);
         let tags = PgnTags {
             event: Some("WCh 1960".into()),
             round: Some("3".into()),
@@ -658,9 +685,29 @@ mod tests {
         // A field that only looks like a tag is a page.
         std::fs::write(&manifest, "r1/white=me.jpg\n").unwrap();
         assert_eq!(
-            plan(&manifest).unwrap()[0].pages,
-            [dir.join("r1/white=me.jpg")]
+            plan(&manifest, false).unwrap()[0].pages,
+            [whole("r1/white=me.jpg")]
         );
+        // Pages of a round scanned into one file: `FILE#N` when FILE exists.
+        std::fs::create_dir_all(dir.join("r1")).unwrap();
+        std::fs::write(dir.join("r1/round.pdf"), b"%PDF-").unwrap();
+        std::fs::write(&manifest, "r1/round.pdf#2\t|\tr1/round.pdf#3\nr1/x.jpg#1\n").unwrap();
+        let games = plan(&manifest, false).unwrap();
+        let page = |n| PageFile {
+            path: dir.join("r1/round.pdf"),
+            page: Some(n),
+        };
+        assert_eq!(
+            (games[0].pages.clone(), games[0].copy.clone()),
+            (vec![page(1)], vec![page(2)])
+        );
+        assert_eq!(games[0].id, "round-p2");
+        assert_eq!(
+            games[0].pages[0].to_string(),
+            format!("{}#2", dir.join("r1/round.pdf").display())
+        );
+        assert_eq!(games[1].pages, [whole("r1/x.jpg#1")]);
+        assert!(plan(&manifest, true).unwrap_err().0.contains("--each-page"));
         for (line, cause) in [
             ("r1/c.jpg\twhite=A\twhite=B\n", "more than one white="),
             ("r1/c.jpg\tround=\n", "round= has no value"),
@@ -677,17 +724,43 @@ mod tests {
             ("r1/c.jpg\tchess960=1\tchess960=2\n", "more than one start"),
         ] {
             std::fs::write(&manifest, line).unwrap();
-            let err = plan(&manifest).unwrap_err().to_string();
+            let err = plan(&manifest, false).unwrap_err().to_string();
             assert!(
                 err.contains(":1: ") && err.contains(cause),
                 "{line:?}: {err}"
             );
         }
         std::fs::write(&manifest, "r1/a.jpg\nr2/a.jpg\n").unwrap();
-        let err = plan(&manifest).unwrap_err().to_string();
+        let err = plan(&manifest, false).unwrap_err().to_string();
         assert!(err.contains("a.json"), "{err}");
-        let err = plan(&dir.join("none")).unwrap_err().to_string();
+        let err = plan(&dir.join("none"), false).unwrap_err().to_string();
         assert!(err.contains("none"), "{err}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn each_page_of_a_folder_s_files_is_a_game_when_asked() {
+        let dir = std::env::temp_dir().join(format!("scoresheet-pages-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut tiff = std::io::Cursor::new(Vec::new());
+        let mut encoder = tiff::encoder::TiffEncoder::new(&mut tiff).unwrap();
+        for _ in 0..3 {
+            encoder
+                .write_image::<tiff::encoder::colortype::Gray8>(8, 8, &[200; 64])
+                .unwrap();
+        }
+        std::fs::write(dir.join("round.tif"), tiff.into_inner()).unwrap();
+        image::GrayImage::new(8, 8)
+            .save(dir.join("single.png"))
+            .unwrap();
+        let ids = |each_page| -> Vec<String> {
+            let games = plan(&dir, each_page).unwrap();
+            games.into_iter().map(|game| game.id).collect()
+        };
+        assert_eq!(ids(false), ["round", "single"]);
+        assert_eq!(ids(true), ["round-p1", "round-p2", "round-p3", "single"]);
+        let games = plan(&dir, true).unwrap();
+        assert_eq!(games[1].pages[0].page, Some(1));
         let _ = std::fs::remove_dir_all(dir);
     }
 

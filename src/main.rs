@@ -12,7 +12,7 @@ use scoresheet::decode::{
 };
 use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
-use scoresheet::page::{find_cells, PageOptions, Sheet};
+use scoresheet::page::{find_cells, PageFile, PageOptions, Sheet};
 use scoresheet::read::{
     read_game_files, torn_page_note, upright_cells, CellsToRead, FilesRead, NotationChoice,
     ReadOptions,
@@ -153,15 +153,16 @@ struct DecodeArgs {
 #[derive(clap::Args)]
 struct ReadArgs {
     /// The pages of one scoresheet, in order (a long game fills two sheets): JPEG, PNG, TIFF,
-    /// WebP or BMP; a multi-page TIFF or a PDF file of scans gives all its pages.
+    /// WebP or BMP; a multi-page TIFF or a PDF file of scans gives all its pages, FILE#N its
+    /// page N.
     #[arg(required = true, value_name = "PAGE")]
-    pages: Vec<PathBuf>,
+    pages: Vec<String>,
     /// The other player's scoresheet of the same game (its pages in order): both copies are
     /// evidence for every ply, so where one is illegible the other decides. If one of the two
     /// sheets cannot be read (no grid found, or the copy's file broken), the game is read
     /// from the other alone, with a warning (and `set_aside` in the JSON).
     #[arg(long, num_args = 1.., value_name = "PAGE")]
-    copy: Vec<PathBuf>,
+    copy: Vec<String>,
     #[command(flatten)]
     game: GameArgs,
     /// Output format.
@@ -200,6 +201,10 @@ struct BatchArgs {
     /// A folder of images (each one game: one page, or every page of a multi-page TIFF or a
     /// PDF file), or a manifest file.
     input: PathBuf,
+    /// Read every page of a folder's multi-page TIFF and PDF files as a game of its own (a
+    /// round of sheets scanned into one file); results are named <file stem>-p<N>.
+    #[arg(long)]
+    each_page: bool,
     /// The folder results go to (created if needed).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -420,7 +425,7 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
         }
         None => None,
     };
-    let sheet = chosen_page(&args.image, args.page)?;
+    let sheet = Sheet::open_page(&args.image, args.page as usize - 1).map_err(|e| e.to_string())?;
     let options = PageOptions { layout };
     // With the reader the page is also set the right way up ([`upright_cells`]).
     let (cells, readings) = if args.read {
@@ -463,22 +468,6 @@ fn run_cells(args: &CellsArgs) -> Result<(), String> {
         CellsFormat::Json => serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n",
     };
     write_output(args.output.as_deref(), &text)
-}
-
-/// Page `page` (from 1) of the image file `path`; an error names the file and how many pages
-/// it has when it has fewer.
-fn chosen_page(path: &Path, page: u32) -> Result<Sheet, String> {
-    let mut pages = Sheet::open_pages(path).map_err(|e| e.to_string())?;
-    let count = pages.len();
-    let index = page as usize - 1;
-    if index >= count {
-        let pages = if count == 1 { "page" } else { "pages" };
-        return Err(format!(
-            "{}: --page {page}, but the file has {count} {pages}",
-            path.display()
-        ));
-    }
-    Ok(pages.swap_remove(index))
 }
 
 fn run_decode(args: &DecodeArgs) -> Result<(), String> {
@@ -558,8 +547,15 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         notation,
         ..ReadOptions::default()
     };
+    let page_files = |texts: &[String]| -> Vec<PageFile> {
+        texts
+            .iter()
+            .map(|text| PageFile::parse(text, Path::new("")))
+            .collect()
+    };
+    let (pages, copy) = (page_files(&args.pages), page_files(&args.copy));
     let FilesRead { sheets, copy, read } =
-        read_game_files(&args.pages, &args.copy, reader, &options).map_err(|e| e.to_string())?;
+        read_game_files(&pages, &copy, reader, &options).map_err(|e| e.to_string())?;
     let tags = args.game.tags();
     let text = match args.format {
         Format::Pgn => read.to_pgn(&tags),
@@ -580,7 +576,7 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
-    let name = args.pages[0].display().to_string();
+    let name = pages[0].to_string();
     if let Some(set_aside) = &read.set_aside {
         eprintln!("{name}: warning: {}", set_aside.note());
     }
@@ -655,7 +651,7 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
         round: args.round.clone(),
         ..PgnTags::default()
     };
-    let games: Vec<BatchGame> = batch::plan(&args.input)
+    let games: Vec<BatchGame> = batch::plan(&args.input, args.each_page)
         .map_err(|e| e.to_string())?
         .into_iter()
         .map(|game| BatchGame {

@@ -530,7 +530,7 @@ fn a_multi_page_tiff_is_read_page_by_page() {
     let out = scoresheet(&["cells", "--page", "3", two]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains(&format!("{two}: --page 3, but the file has 2 pages")),
+        stderr(&out).contains(&format!("{two}: there is no page 3: the file has 2 pages")),
         "{}",
         stderr(&out)
     );
@@ -569,13 +569,51 @@ fn a_pdf_of_scans_is_read_page_by_page() {
     assert_eq!(from_pdf["pages"], serde_json::json!([one]));
     let out = scoresheet(&["read", two]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains(&format!(
-            "{two} (page 2 of 2): the page holds no scanned image"
-        )),
-        "{}",
-        stderr(&out)
+    let no_scan = format!("{two} (page 2 of 2): the page holds no scanned image");
+    assert!(stderr(&out).contains(&no_scan), "{}", stderr(&out));
+    // One page of a file, as FILE#N; a page the file lacks is an error.
+    let first = json_out(&scoresheet(&[
+        "read",
+        &format!("{two}#1"),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(first["moves"], from_jpeg["moves"]);
+    assert_eq!(
+        first["pages"],
+        serde_json::json!([format!("{two} (page 1 of 2)")])
     );
+    let out = scoresheet(&["read", &format!("{two}#3")]);
+    assert!(stderr(&out).contains(&format!("{two}: there is no page 3: the file has 2 pages")));
+    // A round scanned into one file, read page by page: one game a page.
+    let (input, results) = (scratch.path("round"), scratch.path("results"));
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(two, input.join("two.pdf")).unwrap();
+    let args = [
+        "batch",
+        input.to_str().unwrap(),
+        "--out",
+        results.to_str().unwrap(),
+    ];
+    let out = scoresheet(&[&args[..], &["--each-page"]].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let game: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("two-p1.json")).unwrap())
+            .unwrap();
+    assert_eq!(game["moves"], from_jpeg["moves"]);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("_summary.json")).unwrap())
+            .unwrap();
+    let failures = summary["failures"].as_array().unwrap();
+    assert_eq!((summary["games"].as_u64(), failures.len()), (Some(2), 1));
+    assert!(
+        failures[0]["file"].as_str().unwrap().ends_with("two.pdf#2"),
+        "{failures:?}"
+    );
+    assert!(failures[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("no scanned image"));
 }
 
 /// A long game's second page reads on where the first stops; a page of another game given

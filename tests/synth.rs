@@ -268,12 +268,12 @@ fn twenty_four_sheets_of_every_kind_replay_and_repeat_byte_for_byte() {
     assert!(a == b, "the same seed gave different files");
     // The manifest lists every sheet, with the start of every game that has its own, as
     // `batch` reads them.
-    let games = scoresheet::batch::plan(&first.join("manifest.tsv")).unwrap();
+    let games = scoresheet::batch::plan(&first.join("manifest.tsv"), false).unwrap();
     assert_eq!(games.len(), 24);
     let mut own_starts = 0;
     for game in &games {
         let truth: Value =
-            serde_json::from_slice(&fs::read(game.pages[0].with_extension("json")).unwrap())
+            serde_json::from_slice(&fs::read(game.pages[0].path.with_extension("json")).unwrap())
                 .unwrap();
         let fen = truth["start_fen"].as_str().unwrap();
         let usual = StartPosition::standard().fen();

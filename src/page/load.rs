@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 use std::io::Cursor;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use image::{DynamicImage, GrayImage, ImageDecoder, ImageReader, Limits};
 use rayon::prelude::*;
@@ -24,8 +24,9 @@ pub const MAX_PIXELS: u64 = 120_000_000;
 /// file of many more is a round or a box of sheets scanned into one document, which would be
 /// read as one impossible game.
 pub const MAX_PAGES_PER_FILE: usize = 8;
-/// Image file directories walked in a TIFF file at most, thumbnails included.
-const MAX_TIFF_DIRECTORIES: usize = 64;
+/// Image file directories walked in a TIFF file at most, thumbnails included: a round of
+/// sheets scanned into one file, with a thumbnail of each.
+const MAX_TIFF_DIRECTORIES: usize = 4096;
 
 /// What is wrong with a torn file ([`Sheet::torn`]), in every message that says so.
 pub const TORN_JPEG: &str = "the JPEG file ends before its image does (torn, or not fully copied)";
@@ -42,6 +43,70 @@ pub struct Sheet {
     pub torn: bool,
 }
 
+/// An image file as pages of a game: the whole file (every page of a multi-page TIFF or
+/// PDF file), or one page of it, written `FILE#N` (N from 1) where a round or a box of
+/// sheets was scanned into one document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageFile {
+    pub path: PathBuf,
+    /// The page, from 0; `None`: every page.
+    pub page: Option<usize>,
+}
+
+impl PageFile {
+    /// Every page of the file `path`.
+    pub fn whole(path: impl Into<PathBuf>) -> PageFile {
+        PageFile {
+            path: path.into(),
+            page: None,
+        }
+    }
+
+    /// The pages `text` names, relative to `base`: page N of FILE for `FILE#N` (N from 1)
+    /// when no file is named `FILE#N` itself and FILE is, otherwise the whole file named.
+    pub fn parse(text: &str, base: &Path) -> PageFile {
+        let whole = base.join(text);
+        if let Some((file, number)) = text.rsplit_once('#') {
+            let file = base.join(file);
+            if let Ok(number @ 1..) = number.parse::<usize>() {
+                if !whole.exists() && file.is_file() {
+                    return PageFile {
+                        path: file,
+                        page: Some(number - 1),
+                    };
+                }
+            }
+        }
+        PageFile::whole(whole)
+    }
+
+    /// The file's page (or every page), in order, as [`Sheet::open_pages`] names them.
+    pub fn open(&self) -> Result<Vec<Sheet>, PageError> {
+        match self.page {
+            None => Sheet::open_pages(&self.path),
+            Some(page) => Sheet::open_page(&self.path, page).map(|sheet| vec![sheet]),
+        }
+    }
+
+    /// How many pages [`PageFile::open`] gives: the file's (decoding none of them) or one.
+    pub fn page_count(&self) -> Result<usize, PageError> {
+        if self.page.is_some() {
+            return Ok(1);
+        }
+        let name = self.path.display().to_string();
+        page_count(&read_file(&self.path, &name)?).map_err(|cause| PageError::new(&name, cause))
+    }
+}
+
+impl std::fmt::Display for PageFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.page {
+            None => write!(f, "{}", self.path.display()),
+            Some(page) => write!(f, "{}#{}", self.path.display(), page + 1),
+        }
+    }
+}
+
 impl Sheet {
     /// Reads an image file; of a multi-page TIFF or a PDF file, its first page
     /// ([`Sheet::open_pages`] reads them all).
@@ -53,10 +118,29 @@ impl Sheet {
     /// Reads every page of an image file, in order: each full-size page of a multi-page TIFF
     /// (reduced-resolution copies, such as thumbnails, left out), each page's scan of a PDF
     /// file, or the one page of any other image. Pages of a file of several are named
-    /// `FILE (page N of M)`, in errors too.
+    /// `FILE (page N of M)`, in errors too. A file of more than [`MAX_PAGES_PER_FILE`] pages
+    /// is refused: it holds more than one game ([`Sheet::open_page`] reads one of them).
     pub fn open_pages(path: &Path) -> Result<Vec<Sheet>, PageError> {
         let name = path.display().to_string();
         Sheet::pages_from_bytes(name.clone(), &read_file(path, &name)?)
+    }
+
+    /// Page `page` (from 0) of an image file, named as [`Sheet::open_pages`] names it.
+    pub fn open_page(path: &Path, page: usize) -> Result<Sheet, PageError> {
+        let name = path.display().to_string();
+        let bytes = read_file(path, &name)?;
+        let count = page_count(&bytes).map_err(|cause| PageError::new(&name, cause))?;
+        if page >= count {
+            let pages = if count == 1 { "page" } else { "pages" };
+            return Err(PageError::new(
+                &name,
+                format!(
+                    "there is no page {}: the file has {count} {pages}",
+                    page + 1
+                ),
+            ));
+        }
+        page_of_bytes(&name, &bytes, page, count)
     }
 
     /// Every page of an image held in memory, as [`Sheet::open_pages`]; `name` labels them.
@@ -65,52 +149,35 @@ impl Sheet {
         bytes: &[u8],
     ) -> Result<Vec<Sheet>, PageError> {
         let name = name.into();
-        if pdf::is_pdf(bytes) {
-            let pages = pdf::scanned_pages(bytes, false).map_err(|c| PageError::new(&name, c))?;
-            let count = pages.len();
-            return pages
-                .into_iter()
-                .enumerate()
-                .map(|(index, page)| {
-                    let name = match count {
-                        1 => name.clone(),
-                        _ => format!("{name} (page {} of {count})", index + 1),
-                    };
-                    page.map(|image| Sheet::from_image(&name, image))
-                        .map_err(|cause| PageError::new(&name, cause))
-                })
-                .collect();
+        let count = page_count(bytes).map_err(|cause| PageError::new(&name, cause))?;
+        if count > MAX_PAGES_PER_FILE {
+            return Err(PageError::new(
+                &name,
+                format!(
+                    "the file holds {count} pages, more than the {MAX_PAGES_PER_FILE} sheets of \
+                     one game at most: give each game's pages as files of their own, or its \
+                     pages as FILE#N (batch --each-page reads every page as a game)"
+                ),
+            ));
         }
-        let directories =
-            tiff_page_directories(bytes).map_err(|cause| PageError::new(&name, cause))?;
-        if directories.len() <= 1 {
+        if count == 1 {
             return Ok(vec![Sheet::from_bytes(name, bytes)?]);
         }
-        // `image` decodes a TIFF file's first page only: each page is decoded from a copy of
-        // the file whose header points at that page's directory.
-        let count = directories.len();
-        let mut pointed = bytes.to_vec();
-        directories
-            .into_iter()
-            .enumerate()
-            .map(|(index, directory)| {
-                point_header_at(&mut pointed, directory);
-                Sheet::from_bytes(format!("{name} (page {} of {count})", index + 1), &pointed)
-            })
+        (0..count)
+            .map(|page| page_of_bytes(&name, bytes, page, count))
             .collect()
     }
 
-    /// Decodes an image held in memory; `name` labels it in errors.
+    /// Decodes an image held in memory (of a multi-page file, its first page); `name` labels
+    /// it in errors.
     pub fn from_bytes(name: impl Into<String>, bytes: &[u8]) -> Result<Sheet, PageError> {
         let name = name.into();
         if bytes.is_empty() {
             return Err(PageError::new(&name, "the file is empty"));
         }
         if pdf::is_pdf(bytes) {
-            let mut pages =
-                pdf::scanned_pages(bytes, true).map_err(|c| PageError::new(&name, c))?;
-            let image = pages
-                .swap_remove(0)
+            let image = pdf::ScannedPdf::load(bytes)
+                .and_then(|file| file.page(0))
                 .map_err(|cause| PageError::new(&name, cause))?;
             return Ok(Sheet::from_image(name, image));
         }
@@ -178,6 +245,41 @@ impl Sheet {
     }
 }
 
+/// How many pages the image file `bytes` holds: a PDF file's pages, a TIFF file's full-size
+/// images, or one.
+fn page_count(bytes: &[u8]) -> Result<usize, String> {
+    if pdf::is_pdf(bytes) {
+        return Ok(pdf::ScannedPdf::load(bytes)?.page_count());
+    }
+    Ok(tiff_page_directories(bytes)?.len().max(1))
+}
+
+/// Page `page` (from 0) of the image file `bytes` of `count` pages, named `NAME (page N of
+/// M)` when there are several.
+fn page_of_bytes(name: &str, bytes: &[u8], page: usize, count: usize) -> Result<Sheet, PageError> {
+    let name = match count {
+        1 => name.to_string(),
+        _ => format!("{name} (page {} of {count})", page + 1),
+    };
+    if pdf::is_pdf(bytes) {
+        let image = pdf::ScannedPdf::load(bytes)
+            .and_then(|file| file.page(page))
+            .map_err(|cause| PageError::new(&name, cause))?;
+        return Ok(Sheet::from_image(name, image));
+    }
+    let directories = tiff_page_directories(bytes).map_err(|cause| PageError::new(&name, cause))?;
+    match directories.get(page) {
+        // `image` decodes a TIFF file's first page only: the page is decoded from a copy of
+        // the file whose header points at its directory.
+        Some(&directory) if count > 1 => {
+            let mut pointed = bytes.to_vec();
+            point_header_at(&mut pointed, directory);
+            Sheet::from_bytes(name, &pointed)
+        }
+        _ => Sheet::from_bytes(name, bytes),
+    }
+}
+
 /// The bytes of the image file `path` (`name` in errors), refused when it is a folder or far
 /// too large to be a scan of a sheet.
 fn read_file(path: &Path, name: &str) -> Result<Vec<u8>, PageError> {
@@ -217,19 +319,12 @@ fn tiff_page_directories(bytes: &[u8]) -> Result<Vec<u64>, String> {
         if let (false, Some(pointer)) = (reduced, decoder.ifd_pointer()) {
             pages.push(pointer.0);
         }
-        if pages.len() > MAX_PAGES_PER_FILE {
-            return Err(format!(
-                "the file holds more than {MAX_PAGES_PER_FILE} pages, more than the sheets of \
-                 one game; give each game's pages as files of their own"
-            ));
-        }
         if !decoder.more_images() {
             break;
         }
         if directory == MAX_TIFF_DIRECTORIES {
             return Err(format!(
-                "the file holds more than {MAX_TIFF_DIRECTORIES} images, too many for the \
-                 pages of one game"
+                "the file holds more than {MAX_TIFF_DIRECTORIES} images"
             ));
         }
         decoder.next_image().map_err(|e| {
@@ -461,7 +556,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.starts_with("box.tif: ") && err.contains("more than 8 pages"),
+            err.starts_with("box.tif: ") && err.contains("holds 9 pages"),
             "{err}"
         );
         let pages = vec![(8, 8, 128, false); MAX_PAGES_PER_FILE];

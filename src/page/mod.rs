@@ -25,7 +25,9 @@ use std::fmt;
 use serde_json::{json, Value};
 
 pub use geometry::{quad_iou, Point, Quad};
-pub use load::{Sheet, MAX_FILE_BYTES, MAX_PAGES_PER_FILE, MAX_PIXELS, MAX_SIDE, TORN_JPEG};
+pub use load::{
+    PageFile, Sheet, MAX_FILE_BYTES, MAX_PAGES_PER_FILE, MAX_PIXELS, MAX_SIDE, TORN_JPEG,
+};
 
 use crate::synth::layout::Layout;
 use geometry::bounding_box;

@@ -6,7 +6,7 @@
 use image::{imageops, DynamicImage, GrayImage, RgbImage};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 
-use super::load::{decode, MAX_PAGES_PER_FILE, MAX_PIXELS, MAX_SIDE};
+use super::load::{decode, MAX_PIXELS, MAX_SIDE};
 
 /// Whether `bytes` are a PDF file: its header within the first 1,024 bytes (ISO 32000-1,
 /// 7.5.2 allows bytes before it).
@@ -16,35 +16,40 @@ pub(super) fn is_pdf(bytes: &[u8]) -> bool {
         .any(|w| w == b"%PDF-")
 }
 
-/// Each page's scan (only the first's with `first_only`), in page order, or the cause it
-/// cannot be had; an error when the file as a whole cannot be read or holds no page or more
-/// than [`MAX_PAGES_PER_FILE`].
-pub(super) fn scanned_pages(
-    bytes: &[u8],
-    first_only: bool,
-) -> Result<Vec<Result<DynamicImage, String>>, String> {
-    let document =
-        Document::load_mem(bytes).map_err(|e| format!("not a readable PDF file: {e}"))?;
-    if document.is_encrypted() {
-        return Err("the PDF file is encrypted with a password".into());
+/// A PDF file of scans, parsed: its pages in order, each decoded when asked for.
+pub(super) struct ScannedPdf {
+    document: Document,
+    pages: Vec<ObjectId>,
+}
+
+impl ScannedPdf {
+    /// Parses `bytes`; an error when they are not a PDF file that can be read or it has no
+    /// page.
+    pub(super) fn load(bytes: &[u8]) -> Result<ScannedPdf, String> {
+        let document =
+            Document::load_mem(bytes).map_err(|e| format!("not a readable PDF file: {e}"))?;
+        if document.is_encrypted() {
+            return Err("the PDF file is encrypted with a password".into());
+        }
+        let pages: Vec<ObjectId> = document.get_pages().into_values().collect();
+        if pages.is_empty() {
+            return Err("the PDF file has no pages".into());
+        }
+        Ok(ScannedPdf { document, pages })
     }
-    let pages = document.get_pages();
-    if pages.is_empty() {
-        return Err("the PDF file has no pages".into());
+
+    pub(super) fn page_count(&self) -> usize {
+        self.pages.len()
     }
-    if pages.len() > MAX_PAGES_PER_FILE {
-        return Err(format!(
-            "the file holds {} pages, more than the {MAX_PAGES_PER_FILE} sheets of one game \
-             at most; give each game's pages as files of their own",
-            pages.len()
-        ));
+
+    /// Page `index`'s scan (from 0), or the cause it cannot be had.
+    pub(super) fn page(&self, index: usize) -> Result<DynamicImage, String> {
+        let page = self
+            .pages
+            .get(index)
+            .ok_or("the PDF file has no such page")?;
+        page_scan(&self.document, *page)
     }
-    let wanted = if first_only { 1 } else { pages.len() };
-    Ok(pages
-        .values()
-        .take(wanted)
-        .map(|&page| page_scan(&document, page))
-        .collect())
 }
 
 /// Forms drawn inside forms are searched for images to this depth.
@@ -583,7 +588,8 @@ mod tests {
     }
 
     fn pages(bytes: &[u8]) -> Vec<Result<DynamicImage, String>> {
-        scanned_pages(bytes, false).unwrap()
+        let file = ScannedPdf::load(bytes).unwrap();
+        (0..file.page_count()).map(|page| file.page(page)).collect()
     }
 
     #[test]
@@ -609,7 +615,6 @@ mod tests {
         let second = turned[1].as_ref().unwrap().to_luma8();
         // The sample at the image's bottom-left corner is at the top-left when turned.
         assert_eq!(second[(0, 0)].0[0], samples[2 * 8]);
-        assert_eq!(scanned_pages(&file, true).unwrap().len(), 1);
         // A scan drawn through a form.
         let file = pdf_drawn(vec![Some(sampled)], 0, true);
         assert_eq!(
@@ -742,11 +747,8 @@ mod tests {
         );
         let refused = pages(&pdf(vec![Some(huge)], 0)).remove(0).unwrap_err();
         assert!(refused.contains("too large"), "{refused}");
-        let many =
-            vec![Some((image_dictionary(2, 2, grey, 8, None), vec![0; 4])); MAX_PAGES_PER_FILE + 1];
-        let refused = scanned_pages(&pdf(many, 0), false).unwrap_err();
-        assert!(refused.contains("9 pages"), "{refused}");
-        assert!(scanned_pages(b"%PDF-1.4\nnothing else", false).is_err());
+        assert!(ScannedPdf::load(b"%PDF-1.4\nnothing else").is_err());
+        assert!(ScannedPdf::load(b"%PDF-1.4\n").is_err());
         assert!(!is_pdf(b"\x89PNG\r\n\x1a\n"));
     }
 }

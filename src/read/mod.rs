@@ -3,7 +3,6 @@
 //! was read from.
 
 use std::fmt;
-use std::path::PathBuf;
 
 use image::{GrayImage, Rgb, RgbImage};
 use serde_json::{json, Value};
@@ -19,7 +18,7 @@ use crate::notation::{looks_descriptive, names_algebraic_square, Language, Notat
 use crate::page::crop::reading_crops;
 use crate::page::overlay::{draw_overlay, mark_cells};
 use crate::page::{
-    find_cells, find_cells_turned, Cell, Cells, PageOptions, Quad, Sheet, TORN_JPEG,
+    find_cells, find_cells_turned, Cell, Cells, PageFile, PageOptions, Quad, Sheet, TORN_JPEG,
 };
 use crate::recognize::{read_crops, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE};
 use crate::report::html::{review_html, ReviewCell, ReviewPage};
@@ -692,19 +691,20 @@ pub struct FilesRead {
 }
 
 /// Opens the pages of a game's own sheet and of the other player's copy (`copy`, possibly
-/// none; every page of a multi-page TIFF file, in order) and reads the game ([`read_game`]). The own sheet's files must open; a copy whose
+/// none; every page of a multi-page TIFF or PDF file, in order, or the page named) and reads
+/// the game ([`read_game`]). The own sheet's files must open; a copy whose
 /// file cannot be opened (torn, missing, not an image) is set aside as one whose grid cannot
 /// be found is, so that the game is still read from the own sheet.
 pub fn read_game_files(
-    pages: &[PathBuf],
-    copy: &[PathBuf],
+    pages: &[PageFile],
+    copy: &[PageFile],
     reader: &Reader,
     options: &ReadOptions,
 ) -> Result<FilesRead, ReadError> {
-    let open = |paths: &[PathBuf]| -> Result<Vec<Sheet>, ReadError> {
+    let open = |files: &[PageFile]| -> Result<Vec<Sheet>, ReadError> {
         let mut sheets = Vec::new();
-        for path in paths {
-            sheets.extend(Sheet::open_pages(path).map_err(|e| ReadError(e.to_string()))?);
+        for file in files {
+            sheets.extend(file.open().map_err(|e| ReadError(e.to_string()))?);
         }
         Ok(sheets)
     };
