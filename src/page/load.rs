@@ -94,7 +94,9 @@ impl PageFile {
             return Ok(1);
         }
         let name = self.path.display().to_string();
-        page_count(&read_file(&self.path, &name)?).map_err(|cause| PageError::new(&name, cause))
+        let bytes = read_file(&self.path, &name)?;
+        let pages = Pages::of(&bytes).map_err(|cause| PageError::new(&name, cause))?;
+        Ok(pages.count())
     }
 }
 
@@ -129,7 +131,8 @@ impl Sheet {
     pub fn open_page(path: &Path, page: usize) -> Result<Sheet, PageError> {
         let name = path.display().to_string();
         let bytes = read_file(path, &name)?;
-        let count = page_count(&bytes).map_err(|cause| PageError::new(&name, cause))?;
+        let pages = Pages::of(&bytes).map_err(|cause| PageError::new(&name, cause))?;
+        let count = pages.count();
         if page >= count {
             let pages = if count == 1 { "page" } else { "pages" };
             return Err(PageError::new(
@@ -140,7 +143,7 @@ impl Sheet {
                 ),
             ));
         }
-        page_of_bytes(&name, &bytes, page, count)
+        pages.page(&name, page)
     }
 
     /// Every page of an image held in memory, as [`Sheet::open_pages`]; `name` labels them.
@@ -149,7 +152,8 @@ impl Sheet {
         bytes: &[u8],
     ) -> Result<Vec<Sheet>, PageError> {
         let name = name.into();
-        let count = page_count(bytes).map_err(|cause| PageError::new(&name, cause))?;
+        let pages = Pages::of(bytes).map_err(|cause| PageError::new(&name, cause))?;
+        let count = pages.count();
         if count > MAX_PAGES_PER_FILE {
             return Err(PageError::new(
                 &name,
@@ -160,12 +164,7 @@ impl Sheet {
                 ),
             ));
         }
-        if count == 1 {
-            return Ok(vec![Sheet::from_bytes(name, bytes)?]);
-        }
-        (0..count)
-            .map(|page| page_of_bytes(&name, bytes, page, count))
-            .collect()
+        (0..count).map(|page| pages.page(&name, page)).collect()
     }
 
     /// Decodes an image held in memory (of a multi-page file, its first page); `name` labels
@@ -245,38 +244,57 @@ impl Sheet {
     }
 }
 
-/// How many pages the image file `bytes` holds: a PDF file's pages, a TIFF file's full-size
-/// images, or one.
-fn page_count(bytes: &[u8]) -> Result<usize, String> {
-    if pdf::is_pdf(bytes) {
-        return Ok(pdf::ScannedPdf::load(bytes)?.page_count());
-    }
-    Ok(tiff_page_directories(bytes)?.len().max(1))
+/// The pages of an image file held in memory, found once; each decoded when asked for.
+enum Pages<'b> {
+    /// A file of one picture: any image `image` decodes, or a TIFF file of one full-size
+    /// page.
+    One(&'b [u8]),
+    /// A TIFF file of several full-size pages: where each page's directory starts.
+    Tiff(&'b [u8], Vec<u64>),
+    Pdf(Box<pdf::ScannedPdf>),
 }
 
-/// Page `page` (from 0) of the image file `bytes` of `count` pages, named `NAME (page N of
-/// M)` when there are several.
-fn page_of_bytes(name: &str, bytes: &[u8], page: usize, count: usize) -> Result<Sheet, PageError> {
-    let name = match count {
-        1 => name.to_string(),
-        _ => format!("{name} (page {} of {count})", page + 1),
-    };
-    if pdf::is_pdf(bytes) {
-        let image = pdf::ScannedPdf::load(bytes)
-            .and_then(|file| file.page(page))
-            .map_err(|cause| PageError::new(&name, cause))?;
-        return Ok(Sheet::from_image(name, image));
-    }
-    let directories = tiff_page_directories(bytes).map_err(|cause| PageError::new(&name, cause))?;
-    match directories.get(page) {
-        // `image` decodes a TIFF file's first page only: the page is decoded from a copy of
-        // the file whose header points at its directory.
-        Some(&directory) if count > 1 => {
-            let mut pointed = bytes.to_vec();
-            point_header_at(&mut pointed, directory);
-            Sheet::from_bytes(name, &pointed)
+impl<'b> Pages<'b> {
+    fn of(bytes: &'b [u8]) -> Result<Pages<'b>, String> {
+        if pdf::is_pdf(bytes) {
+            return pdf::ScannedPdf::load(bytes).map(|file| Pages::Pdf(Box::new(file)));
         }
-        _ => Sheet::from_bytes(name, bytes),
+        let directories = tiff_page_directories(bytes)?;
+        Ok(match directories.len() {
+            0 | 1 => Pages::One(bytes),
+            _ => Pages::Tiff(bytes, directories),
+        })
+    }
+
+    fn count(&self) -> usize {
+        match self {
+            Pages::One(_) => 1,
+            Pages::Tiff(_, directories) => directories.len(),
+            Pages::Pdf(file) => file.page_count(),
+        }
+    }
+
+    /// Page `page` (from 0) of the file `name`, named `NAME (page N of M)` when the file has
+    /// several.
+    fn page(&self, name: &str, page: usize) -> Result<Sheet, PageError> {
+        let name = match self.count() {
+            1 => name.to_string(),
+            count => format!("{name} (page {} of {count})", page + 1),
+        };
+        match self {
+            Pages::One(bytes) => Sheet::from_bytes(name, bytes),
+            // `image` decodes a TIFF file's first page only: the page is decoded from a copy
+            // of the file whose header points at its directory.
+            Pages::Tiff(bytes, directories) => {
+                let mut pointed = bytes.to_vec();
+                point_header_at(&mut pointed, directories[page]);
+                Sheet::from_bytes(name, &pointed)
+            }
+            Pages::Pdf(file) => file
+                .page(page)
+                .map(|image| Sheet::from_image(&name, image))
+                .map_err(|cause| PageError::new(&name, cause)),
+        }
     }
 }
 

@@ -3,17 +3,18 @@
 //! hold no scan and are refused, as are JPEG 2000 and JBIG2 images, which no crate we build
 //! with decodes.
 
-use image::{imageops, DynamicImage, GrayImage, RgbImage};
+use image::{DynamicImage, GrayImage, RgbImage};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 
 use super::load::{decode, MAX_PIXELS, MAX_SIDE};
 
 /// Whether `bytes` are a PDF file: its header within the first 1,024 bytes (ISO 32000-1,
-/// 7.5.2 allows bytes before it).
+/// 7.5.2 allows bytes before it), and no image format's signature before it.
 pub(super) fn is_pdf(bytes: &[u8]) -> bool {
-    bytes[..bytes.len().min(1024)]
-        .windows(5)
-        .any(|w| w == b"%PDF-")
+    image::guess_format(bytes).is_err()
+        && bytes[..bytes.len().min(1024)]
+            .windows(5)
+            .any(|w| w == b"%PDF-")
 }
 
 /// A PDF file of scans, parsed: its pages in order, each decoded when asked for.
@@ -72,9 +73,9 @@ fn page_scan(document: &Document, page: ObjectId) -> Result<DynamicImage, String
     )?;
     let image = decode_image(document, largest)?;
     Ok(match page_rotation(document, page) {
-        90 => DynamicImage::ImageRgb8(imageops::rotate90(&image.to_rgb8())),
-        180 => DynamicImage::ImageRgb8(imageops::rotate180(&image.to_rgb8())),
-        270 => DynamicImage::ImageRgb8(imageops::rotate270(&image.to_rgb8())),
+        90 => image.rotate90(),
+        180 => image.rotate180(),
+        270 => image.rotate270(),
         _ => image,
     })
 }
