@@ -649,18 +649,18 @@ fn doubted_continuations(
     copy_pages: &[Cells],
 ) -> Vec<(String, usize)> {
     let first_pages = [0, pages.len()];
-    let mut moves_on: Vec<Vec<&DecodedMove>> = vec![Vec::new(); pages.len() + copy_pages.len()];
-    let mut flagged_on = vec![0; moves_on.len()];
+    let page_count = pages.len() + copy_pages.len();
+    let (mut read_on, mut flagged_on) = (vec![0; page_count], vec![0; page_count]);
     for m in &game.moves {
         let Some(cell) = m.cell.and_then(|c| cells.get(c)) else {
             continue;
         };
         for cell in std::iter::once(cell).chain(cell.copy.as_deref()) {
-            let Some(on_page) = moves_on.get_mut(cell.page) else {
-                continue;
-            };
-            if on_page.len() < OPENING_PLIES {
-                on_page.push(m);
+            if read_on
+                .get(cell.page)
+                .is_some_and(|&read| read < OPENING_PLIES)
+            {
+                read_on[cell.page] += 1;
                 let sure = cell.text_confidence >= OPENING_SURE_READING;
                 flagged_on[cell.page] += usize::from(m.flagged && sure);
             }
