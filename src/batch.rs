@@ -102,10 +102,17 @@ impl Shard {
     }
 }
 
+/// Image files that may hold several pages, by extension.
+const PAGED_EXTENSIONS: &[&str] = &["tif", "tiff", "pdf"];
+
 fn is_image(path: &Path) -> bool {
+    has_extension(path, IMAGE_EXTENSIONS)
+}
+
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        .is_some_and(|e| extensions.contains(&e.to_ascii_lowercase().as_str()))
 }
 
 fn stem(path: &Path) -> String {
@@ -188,15 +195,23 @@ fn folder_games(input: &Path, each_page: bool) -> Result<Vec<BatchGame>, BatchEr
     let mut games = Vec::new();
     for path in images {
         let file = PageFile::whole(path);
-        match file.page_count() {
-            Ok(count) if each_page && count > 1 => games.extend((0..count).map(|page| {
-                game(PageFile {
-                    path: file.path.clone(),
-                    page: Some(page),
-                })
-            })),
-            _ => games.push(game(file)),
+        // Only TIFF and PDF files hold pages, and only `each_page` needs them counted: a
+        // folder is otherwise planned without reading its files.
+        let count = if each_page && has_extension(&file.path, PAGED_EXTENSIONS) {
+            file.page_count().unwrap_or(1)
+        } else {
+            1
+        };
+        if count == 1 {
+            games.push(game(file));
+            continue;
         }
+        games.extend((0..count).map(|page| {
+            game(PageFile {
+                path: file.path.clone(),
+                page: Some(page),
+            })
+        }));
     }
     Ok(games)
 }
