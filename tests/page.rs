@@ -90,6 +90,7 @@ fn finds_every_cell_of_generated_photos_and_scans_of_every_layout() {
                     dpi: 150.0,
                     capture: Some(capture),
                     descriptive: false,
+                    page: 1,
                 },
             )
             .expect("a sheet");

@@ -433,6 +433,7 @@ fn a_sheet_where_black_moves_first_is_read_from_blacks_first_cell() {
             dpi: 120.0,
             capture: Some(Capture::Scan),
             descriptive: false,
+            page: 1,
         },
     )
     .unwrap();

@@ -69,6 +69,7 @@ fn rendered_sheets_replay_and_their_cells_lie_on_the_grid() {
                 dpi: 120.0,
                 capture: Some(capture),
                 descriptive: false,
+                page: 1,
             },
         )
         .unwrap();
@@ -135,6 +136,7 @@ fn same_request_same_pixels() {
                 dpi: 100.0,
                 capture: None,
                 descriptive: false,
+                page: 1,
             },
         )
         .unwrap()
@@ -301,6 +303,82 @@ fn twenty_four_sheets_of_every_kind_replay_and_repeat_byte_for_byte() {
     }
     assert!(languages.len() >= 8, "{languages:?}");
     assert_eq!(layouts.len(), 3, "{layouts:?}");
+}
+
+#[test]
+fn a_long_game_goes_on_over_later_sheets_in_the_same_hand() {
+    let scratch = Scratch::new("synth-pages");
+    let dir = scratch.dir().join("sheets");
+    let args = [
+        "--count",
+        "3",
+        "--seed",
+        "5",
+        "--pages",
+        "2",
+        "--layout",
+        "single-40",
+        "--dpi",
+        "70",
+        "--copies",
+    ];
+    let out = synth(&dir, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("12 sheets"));
+    let games = scoresheet::batch::plan(&dir.join("manifest.tsv"), false).unwrap();
+    assert_eq!(games.len(), 3);
+    for game in &games {
+        assert_eq!((game.pages.len(), game.copy.len()), (2, 2), "{}", game.id);
+        for sheets in [&game.pages, &game.copy] {
+            let truth = |i: usize| -> Value {
+                serde_json::from_slice(&fs::read(sheets[i].path.with_extension("json")).unwrap())
+                    .unwrap()
+            };
+            let (first, second) = (truth(0), truth(1));
+            let second_name = sheets[1].path.with_extension("json");
+            assert_eq!(
+                first["next_page"].as_str(),
+                second_name.file_name().unwrap().to_str()
+            );
+            assert!(first.get("page").is_none() && second.get("next_page").is_none());
+            assert_eq!(
+                (second["page"].as_u64(), second["start_kind"].as_str()),
+                (Some(2), Some("continued"))
+            );
+            // The second sheet starts where the first ends, and the two replay as one game.
+            let start = StartPosition::from_fen(first["start_fen"].as_str().unwrap()).unwrap();
+            let mut position = start.position;
+            for san in first["moves_san"].as_array().unwrap() {
+                let san: San = san.as_str().unwrap().parse().unwrap();
+                let m = san.to_move(&position).unwrap();
+                position.play_unchecked(m);
+            }
+            let after_first = StartPosition {
+                position,
+                castling_mode: start.castling_mode,
+            };
+            assert_eq!(
+                second["start_fen"].as_str(),
+                Some(after_first.fen().as_str())
+            );
+            replay(&second).unwrap();
+            assert!(!second["moves_san"].as_array().unwrap().is_empty());
+            // Cells are numbered on each sheet from its first; the hand is the same.
+            assert_eq!(second["cells"][0]["ply"], 1);
+            for habit in ["style", "language"] {
+                assert_eq!(first[habit], second[habit], "{habit}");
+            }
+            assert_eq!(first["flags"]["hand"], second["flags"]["hand"]);
+            assert_eq!(first["flags"]["ink"], second["flags"]["ink"]);
+        }
+    }
+    let out = synth(&dir, &["--count", "1", "--pages", "5"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--pages 5"));
 }
 
 #[test]

@@ -22,8 +22,9 @@ use scoresheet::recognize::{
 };
 use scoresheet::start::StartPosition;
 use scoresheet::synth::glyphs::npy_u8_payload;
+use shakmaty::fen::Fen;
 use shakmaty::san::San;
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 #[derive(Parser)]
 #[command(about = "Measures how well the cell reader reads handwritten moves")]
@@ -59,6 +60,11 @@ struct Args {
     /// Print each generated sheet's plies read right, plies flagged and seconds taken.
     #[arg(long)]
     per_sheet: bool,
+    /// Also read each game of more than one sheet (`scoresheet-synth --pages`) with the next
+    /// such game's second sheet in place of its own, and count how many of these pages, which
+    /// do not continue the first, are noted so (`continuation_doubts`).
+    #[arg(long)]
+    swapped_pages: bool,
     /// At most this many sheets of each folder.
     #[arg(long, default_value_t = 60)]
     sheet_limit: usize,
@@ -133,6 +139,7 @@ fn run(args: &Args) -> Result<(), String> {
             args.sheet_limit,
             args.show_errors,
             args.per_sheet,
+            args.swapped_pages,
             &options,
         )?;
     }
@@ -738,6 +745,7 @@ fn generated_sheets(
     limit: usize,
     show_errors: bool,
     per_sheet: bool,
+    swapped_pages: bool,
     options: &ReadOptions,
 ) -> Result<(), String> {
     let mut truths: Vec<PathBuf> = std::fs::read_dir(folder)
@@ -748,19 +756,29 @@ fn generated_sheets(
         .filter(|p| !p.to_string_lossy().ends_with(COPY_SUFFIX))
         .collect();
     truths.sort();
-    truths.truncate(limit);
+    // A game's later sheets are read with its first (`next_page`).
+    let mut firsts = Vec::new();
+    for path in truths {
+        if SheetTruth::load(&path)?.json["page"].as_u64().unwrap_or(1) <= 1 {
+            firsts.push(path);
+        }
+    }
+    firsts.truncate(limit);
     println!(
         "\n{} ({} sheets read end to end, language not given)",
         folder.display(),
-        truths.len()
+        firsts.len()
     );
     let mut results = SetResults::default();
     let shown = Shown {
         errors: show_errors,
         per_sheet,
     };
-    for path in &truths {
+    for path in &firsts {
         read_generated_sheet(path, folder, reader, options, shown, &mut results)?;
+    }
+    if swapped_pages {
+        results.read_swapped_pages(folder, reader, options)?;
     }
     results.print(show_errors);
     Ok(())
@@ -778,40 +796,78 @@ struct Shown {
 /// A generated sheet's truth (`scoresheet-synth`'s JSON beside the image): the game's start,
 /// its moves in UCI, and each move with the position before it and its SAN.
 struct SheetTruth {
+    /// The first sheet's truth.
     json: serde_json::Value,
+    /// The game's sheets' images, in page order (beside the truth files).
+    images: Vec<String>,
     start: StartPosition,
     played: Vec<String>,
     game: Vec<(Chess, Move, String)>,
 }
 
+fn load_json(path: &Path) -> Result<serde_json::Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 impl SheetTruth {
+    /// The truth of the game whose first sheet's truth is `path`, with its later sheets'
+    /// (`next_page`), each of which must start where the one before ends.
     fn load(path: &Path) -> Result<SheetTruth, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let json: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let json = load_json(path)?;
         let start = StartPosition::from_fen(json["start_fen"].as_str().unwrap_or(""))
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut position = start.position.clone();
-        let mut played = Vec::new();
-        let mut game = Vec::new();
-        for san in json["moves_san"].as_array().into_iter().flatten() {
-            let m = san
-                .as_str()
-                .unwrap_or("")
-                .parse::<San>()
-                .ok()
-                .and_then(|s| s.to_move(&position).ok())
-                .ok_or(format!("{}: bad move {san}", path.display()))?;
-            played.push(m.to_uci(start.castling_mode).to_string());
-            game.push((position.clone(), m, san.as_str().unwrap_or("").to_string()));
-            position.play_unchecked(m);
-        }
-        Ok(SheetTruth {
-            json,
+        let mut truth = SheetTruth {
+            json: serde_json::Value::Null,
+            images: Vec::new(),
             start,
-            played,
-            game,
-        })
+            played: Vec::new(),
+            game: Vec::new(),
+        };
+        let mut position = truth.start.position.clone();
+        let (mut page, mut page_path) = (json.clone(), path.to_path_buf());
+        truth.json = json;
+        loop {
+            let start_fen = Fen::from_position(&position, EnPassantMode::Legal).to_string();
+            if page["start_fen"].as_str() != Some(start_fen.as_str()) {
+                return Err(format!(
+                    "{}: does not start where the sheet before ends",
+                    page_path.display()
+                ));
+            }
+            truth
+                .images
+                .push(page["image"].as_str().unwrap_or("").to_string());
+            for san in page["moves_san"].as_array().into_iter().flatten() {
+                let m = san
+                    .as_str()
+                    .unwrap_or("")
+                    .parse::<San>()
+                    .ok()
+                    .and_then(|s| s.to_move(&position).ok())
+                    .ok_or(format!("{}: bad move {san}", page_path.display()))?;
+                truth
+                    .played
+                    .push(m.to_uci(truth.start.castling_mode).to_string());
+                truth
+                    .game
+                    .push((position.clone(), m, san.as_str().unwrap_or("").to_string()));
+                position.play_unchecked(m);
+            }
+            let Some(next) = page["next_page"].as_str() else {
+                return Ok(truth);
+            };
+            page_path = path.with_file_name(next);
+            page = load_json(&page_path)?;
+        }
+    }
+
+    /// The game's sheets, opened from `folder`.
+    fn open_pages(&self, folder: &Path) -> Result<Vec<Sheet>, String> {
+        self.images
+            .iter()
+            .map(|image| Sheet::open(&folder.join(image)).map_err(|e| e.to_string()))
+            .collect()
     }
 
     /// The read game's moves judged over the plies played: a ply the decoded game lacks is
@@ -844,10 +900,10 @@ impl SheetTruth {
     }
 
     /// The groups a sheet's figures count in: its language, layout, hand, the notation it
-    /// was read in, and all sheets.
-    fn groups(&self, read: &Result<GameRead, ReadError>) -> [String; 5] {
+    /// was read in, the number of its pages when more than one, and all sheets.
+    fn groups(&self, read: &Result<GameRead, ReadError>) -> Vec<String> {
         let json = &self.json;
-        [
+        let mut groups = vec![
             format!("lang {}", json["language"].as_str().unwrap_or("?")),
             format!("layout {}", json["layout"].as_str().unwrap_or("?")),
             // The hand: the glyph samples' writers (`real glyphs`) or one of the validation
@@ -861,7 +917,11 @@ impl SheetTruth {
                     .map_or("(not read)", |read| read.notation.name())
             ),
             "all".to_string(),
-        ]
+        ];
+        if self.images.len() > 1 {
+            groups.push(format!("games of {} pages", self.images.len()));
+        }
+        groups
     }
 }
 
@@ -912,6 +972,16 @@ struct SetResults {
     sorted_errors: ErrorSort,
     /// The confidences of the moves of the sheets read alone.
     calibration: Calibration,
+    /// The pages after a game's first, and how many of them were noted as perhaps not
+    /// continuing the page before (`continuation_doubts`).
+    later_pages: usize,
+    later_pages_noted: usize,
+    /// The images of each game of more than one page, for `--swapped-pages`.
+    paged_games: Vec<Vec<String>>,
+    /// With `--swapped-pages`: games read with another game's second page, and how many of
+    /// those pages were noted.
+    swapped_pages: usize,
+    swapped_pages_noted: usize,
 }
 
 /// Reads the generated sheet whose truth is `path` (in `folder`), alone and, when its
@@ -929,11 +999,11 @@ fn read_generated_sheet(
         start: truth.start.clone(),
         ..options.clone()
     };
-    let image = folder.join(truth.json["image"].as_str().unwrap_or(""));
+    let image = folder.join(&truth.images[0]);
     let started = Instant::now();
     let crops_before = reader.crops_read();
-    let sheet = Sheet::open(&image).map_err(|e| e.to_string())?;
-    let read = read_game(std::slice::from_ref(&sheet), &[], reader, &options);
+    let pages = truth.open_pages(folder)?;
+    let read = read_game(&pages, &[], reader, &options);
     let stem = image.file_stem().unwrap_or_default().to_string_lossy();
     let seconds = started.elapsed().as_secs_f64();
     results.timed.push((seconds, stem.to_string()));
@@ -941,6 +1011,11 @@ fn read_generated_sheet(
     let plies = truth.played.len();
     let tally = truth.judge(&read);
     if let Ok(read) = &read {
+        results.later_pages += pages.len() - 1;
+        results.later_pages_noted += read.continuation_doubts.len();
+        if pages.len() > 1 {
+            results.paged_games.push(truth.images.clone());
+        }
         results.cells_found += read.pages.iter().map(|p| p.cells.len()).sum::<usize>();
         for (uci, decoded) in truth.played.iter().zip(&read.game.moves) {
             results
@@ -970,7 +1045,7 @@ fn read_generated_sheet(
         path.file_stem().unwrap_or_default().to_string_lossy()
     ));
     if copy_path.is_file() {
-        let with_copy = read_with_copy(&truth, &sheet, &copy_path, folder, reader, &options)?;
+        let with_copy = read_with_copy(&truth, &pages, &copy_path, folder, reader, &options)?;
         if shown.errors && with_copy.right != tally.right {
             println!(
                 "  {}: {} of {plies} plies right alone, {} with the copy",
@@ -992,23 +1067,43 @@ fn read_generated_sheet(
 /// `folder`), judged against `truth`.
 fn read_with_copy(
     truth: &SheetTruth,
-    sheet: &Sheet,
+    pages: &[Sheet],
     copy_path: &Path,
     folder: &Path,
     reader: &Reader,
     options: &ReadOptions,
 ) -> Result<SheetTally, String> {
-    let text =
-        std::fs::read_to_string(copy_path).map_err(|e| format!("{}: {e}", copy_path.display()))?;
-    let copy_truth: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", copy_path.display()))?;
-    let copy_image = folder.join(copy_truth["image"].as_str().unwrap_or(""));
-    let copy = Sheet::open(&copy_image).map_err(|e| e.to_string())?;
-    let both = read_game(std::slice::from_ref(sheet), &[copy], reader, options);
+    let copy = SheetTruth::load(copy_path)?.open_pages(folder)?;
+    let both = read_game(pages, &copy, reader, options);
     Ok(truth.judge(&both))
 }
 
 impl SetResults {
+    /// Reads each game of more than one page with the next such game's second page in place
+    /// of its own (the last with the first's), and counts how many of these pages are noted
+    /// as perhaps not continuing the first.
+    fn read_swapped_pages(
+        &mut self,
+        folder: &Path,
+        reader: &Reader,
+        options: &ReadOptions,
+    ) -> Result<(), String> {
+        let games = &self.paged_games;
+        for (i, images) in games.iter().enumerate() {
+            let other = &games[(i + 1) % games.len()];
+            if other == images {
+                continue;
+            }
+            let pages = [&images[0], &other[1]]
+                .map(|image| Sheet::open(&folder.join(image)).map_err(|e| e.to_string()));
+            let [first, second] = pages;
+            let read = read_game(&[first?, second?], &[], reader, options);
+            self.swapped_pages += 1;
+            self.swapped_pages_noted += read.map_or(0, |read| read.continuation_doubts.len());
+        }
+        Ok(())
+    }
+
     /// Prints the set's figures: each group's moves, the wrong plies sorted (with
     /// `show_errors`), the calibration and the times.
     fn print(mut self, show_errors: bool) {
@@ -1029,6 +1124,18 @@ impl SetResults {
                 c.exact_games,
                 100.0 * c.flagged as f64 / c.plies.max(1) as f64,
                 100.0 * (c.right - c.flagged_right) as f64 / c.plies.saturating_sub(c.flagged).max(1) as f64
+            );
+        }
+        if self.later_pages > 0 {
+            println!(
+                "  later pages noted as perhaps not continuing the game: {} of {}",
+                self.later_pages_noted, self.later_pages
+            );
+        }
+        if self.swapped_pages > 0 {
+            println!(
+                "  another game's second page in place of the game's own, noted: {} of {}",
+                self.swapped_pages_noted, self.swapped_pages
             );
         }
         if show_errors {

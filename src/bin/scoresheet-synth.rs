@@ -18,7 +18,7 @@ use scoresheet::synth::cells::{render_cells, CellBatch, CellOptions};
 use scoresheet::synth::glyphs::{GlyphBank, Part};
 use scoresheet::synth::hand::Scripts;
 use scoresheet::synth::layout::Layout;
-use scoresheet::synth::sheet::{pick_game, render_sheet, SheetRequest};
+use scoresheet::synth::sheet::{pick_game, render_sheet, SheetGame, SheetRequest};
 use scoresheet::synth::{charset, Rng};
 
 /// Render handwritten chess scoresheets from real games, with ground truth.
@@ -101,6 +101,13 @@ struct Args {
     /// writer writes descriptive.
     #[arg(long)]
     descriptive: bool,
+    /// Write each game over up to this many sheets of the form, as a long game fills more than
+    /// one: `<id>.jpg`, then `<id>-p2.jpg`..., each later sheet going on from the last cell of
+    /// the one before, its printed move numbers too, in the same writer's hand (games too
+    /// short to reach the last sheet are passed over). Each sheet's truth names the next one
+    /// (`next_page`); the manifest lists a game's sheets on one line.
+    #[arg(long, default_value_t = 1)]
+    pages: u32,
 }
 
 fn main() -> ExitCode {
@@ -183,6 +190,9 @@ fn run(args: Args) -> Result<(), String> {
         "mixed" => None,
         other => return Err(format!("--capture {other}: expected scan, photo or mixed")),
     };
+    if !(1..=4).contains(&args.pages) {
+        return Err(format!("--pages {}: expected 1 to 4", args.pages));
+    }
     if !(args.dpi >= 50.0 && args.dpi <= 400.0) {
         return Err(format!("--dpi {}: expected 50 to 400", args.dpi));
     }
@@ -362,21 +372,21 @@ fn write_sheets(
         .into_par_iter()
         .map(|i| write_sheet(args, scripts, games, request, i))
         .collect();
-    let mut cells = 0;
+    let (mut cells, mut sheets) = (0, 0);
     let mut thumbnails = Vec::new();
     let mut manifest = String::from("# scoresheet batch manifest.tsv --out DIR\n");
     for result in results {
-        let (line, image, n) = result?;
-        manifest.push_str(&line);
+        let written = result?;
+        manifest.push_str(&written.line);
         manifest.push('\n');
-        cells += n;
+        cells += written.cells;
+        sheets += written.sheets;
         if args.montage.is_some() && thumbnails.len() < 12 {
-            thumbnails.push(image::imageops::thumbnail(&image, 400, 560));
+            thumbnails.push(image::imageops::thumbnail(&written.image, 400, 560));
         }
     }
     write_atomically(&args.out.join("manifest.tsv"), manifest.as_bytes())?;
     let seconds = started.elapsed().as_secs_f64();
-    let sheets = args.count * if args.copies { 2 } else { 1 };
     eprintln!(
         "{sheets} sheets, {cells} written cells in {seconds:.1} s ({:.2} sheets/s, {:.0} cells/s) -> {}",
         sheets as f64 / seconds,
@@ -389,10 +399,19 @@ fn write_sheets(
     Ok(())
 }
 
-/// A sheet written: its manifest line, its image, and its cells written in (with its copy's).
-type Written = (String, image::RgbImage, usize);
+/// A game's sheets written (its pages, and its copy's with `--copies`).
+struct Written {
+    /// The game's line of the manifest.
+    line: String,
+    /// The first page's image, for the montage.
+    image: image::RgbImage,
+    /// Cells written in.
+    cells: usize,
+    /// Sheets written (pages of either copy).
+    sheets: usize,
+}
 
-/// Writes sheet `i` (and its copy with `--copies`).
+/// Writes sheet `i` (its later pages with `--pages`, and its copy with `--copies`).
 fn write_sheet(
     args: &Args,
     scripts: &Scripts,
@@ -405,43 +424,132 @@ fn write_sheet(
     let mut rng = Rng::new(seed);
     let lang = langs[i % langs.len()];
     let layout = &request.layouts[(i + i / langs.len()) % request.layouts.len()];
-    let game = pick_game(games, &mut rng).ok_or("no game to write")?;
+    let game = pick_long_game(games, layout, args.pages, &mut rng)?;
     let id = format!("{:05}-{}-{}", i, lang.code, layout.name);
-    let write = |id: String, language: &'static Language, seed: u64| {
-        let sheet = render_sheet(
-            scripts,
-            &SheetRequest {
-                id: id.clone(),
-                game: &game,
-                language,
-                layout,
-                seed,
-                dpi: args.dpi,
-                capture: request.capture,
-                descriptive: args.descriptive,
-            },
-        )
-        .map_err(|e| format!("sheet {id}: {e}"))?;
-        let bytes = jpeg(&sheet.image, sheet.jpeg_quality)?;
-        write_atomically(&args.out.join(&sheet.truth.image), &bytes)?;
-        let json = serde_json::to_vec_pretty(&sheet.truth).map_err(|e| e.to_string())?;
-        write_atomically(&args.out.join(format!("{id}.json")), &json)?;
-        let cells = sheet.truth.cells.iter().filter(|c| c.ink).count();
-        Ok::<_, String>((sheet.image, cells, sheet.truth.image))
+    let sheets = GameSheets {
+        args,
+        scripts,
+        game: &game,
+        layout,
+        capture: request.capture,
     };
-    let (image, mut cells, file) = write(id.clone(), lang, rng.next_u64())?;
-    // One manifest line: the sheet, its copy, and the start when it is not the usual.
-    let mut line = file;
+    let (image, mut cells, files) = sheets.write(&id, lang, rng.next_u64())?;
+    let mut written = files.len();
+    // One manifest line: the sheet's pages, its copy's, and the start when it is not the usual.
+    let mut line = files.join("\t");
     if args.copies {
         let language = request.copy_lang.unwrap_or(lang);
-        let (_, copy_cells, copy_file) = write(format!("{id}-copy"), language, rng.next_u64())?;
+        let (_, copy_cells, copy_files) =
+            sheets.write(&format!("{id}-copy"), language, rng.next_u64())?;
         cells += copy_cells;
-        line.push_str(&format!("\t|\t{copy_file}"));
+        written += copy_files.len();
+        line.push_str(&format!("\t|\t{}", copy_files.join("\t")));
     }
     if !game.start.is_standard() {
         line.push_str(&format!("\tstart={}", game.start.fen()));
     }
-    Ok((line, image, cells))
+    Ok(Written {
+        line,
+        image,
+        cells,
+        sheets: written,
+    })
+}
+
+/// A game for `pages` sheets of `layout`: one long enough to reach the last of them (any game
+/// for one sheet).
+fn pick_long_game(
+    games: &[PgnGame],
+    layout: &Layout,
+    pages: u32,
+    rng: &mut Rng,
+) -> Result<SheetGame, String> {
+    let before_last = layout.capacity() * (pages as usize - 1);
+    for _ in 0..1000 {
+        let game = pick_game(games, rng).ok_or("no game to write")?;
+        if pages == 1 || game.moves.len() > before_last + 4 {
+            return Ok(game);
+        }
+    }
+    Err(format!(
+        "no game of more than {before_last} plies for --pages {pages} of layout {}",
+        layout.name
+    ))
+}
+
+/// One game's sheets in one hand: what every page of a copy shares.
+struct GameSheets<'a> {
+    args: &'a Args,
+    scripts: &'a Scripts,
+    game: &'a SheetGame,
+    layout: &'a Layout,
+    capture: Option<Capture>,
+}
+
+impl GameSheets<'_> {
+    /// Renders and writes the game's sheets as `id` (up to `--pages`, fewer when the game
+    /// ends sooner), in `language` and the hand drawn from `seed`: the first page's image,
+    /// the cells written in, and the image files in page order.
+    fn write(
+        &self,
+        id: &str,
+        language: &'static Language,
+        seed: u64,
+    ) -> Result<(image::RgbImage, usize, Vec<String>), String> {
+        let args = self.args;
+        let mut sheets = Vec::new();
+        let mut played = 0;
+        for page in 1..=args.pages {
+            let rest;
+            let game = if page == 1 {
+                self.game
+            } else {
+                match self.game.continued_after(played) {
+                    Some(game) => {
+                        rest = game;
+                        &rest
+                    }
+                    None => break,
+                }
+            };
+            let page_id = match page {
+                1 => id.to_string(),
+                _ => format!("{id}-p{page}"),
+            };
+            let sheet = render_sheet(
+                self.scripts,
+                &SheetRequest {
+                    id: page_id.clone(),
+                    game,
+                    language,
+                    layout: self.layout,
+                    seed,
+                    dpi: args.dpi,
+                    capture: self.capture,
+                    descriptive: args.descriptive,
+                    page,
+                },
+            )
+            .map_err(|e| format!("sheet {page_id}: {e}"))?;
+            played += sheet.truth.moves_san.len();
+            sheets.push(sheet);
+        }
+        for next in 1..sheets.len() {
+            sheets[next - 1].truth.next_page = Some(format!("{}.json", sheets[next].truth.id));
+        }
+        let mut cells = 0;
+        let mut files = Vec::new();
+        for sheet in &sheets {
+            let bytes = jpeg(&sheet.image, sheet.jpeg_quality)?;
+            write_atomically(&args.out.join(&sheet.truth.image), &bytes)?;
+            let json = serde_json::to_vec_pretty(&sheet.truth).map_err(|e| e.to_string())?;
+            write_atomically(&args.out.join(format!("{}.json", sheet.truth.id)), &json)?;
+            cells += sheet.truth.cells.iter().filter(|c| c.ink).count();
+            files.push(sheet.truth.image.clone());
+        }
+        let first = sheets.into_iter().next().ok_or("no sheet rendered")?;
+        Ok((first.image, cells, files))
+    }
 }
 
 /// `thumbnails` four to a row, as a JPEG at `path`.

@@ -146,6 +146,17 @@ impl Layout {
         self.blocks.iter().map(|b| 2 * b.rows as usize).sum()
     }
 
+    /// The same form for a game's later sheet, `sheets_before` full sheets on: its printed
+    /// move numbers go on from theirs.
+    pub fn numbered_on(&self, sheets_before: u32) -> Layout {
+        let moves_before = sheets_before * (self.capacity() / 2) as u32;
+        let mut layout = self.clone();
+        for block in &mut layout.blocks {
+            block.first_move += moves_before;
+        }
+        layout
+    }
+
     /// Every move cell, in ply order.
     pub fn move_cells(&self) -> Vec<MoveCell> {
         let mut cells = Vec::with_capacity(self.capacity());

@@ -27,11 +27,37 @@ pub struct SheetGame {
     pub start: StartPosition,
     pub moves: Vec<Move>,
     pub tags: Vec<(String, String)>,
-    /// `"standard"`, `"chess960"` or `"fen"`.
+    /// `"standard"`, `"chess960"` or `"fen"`; `"continued"` for the rest of a game an earlier
+    /// sheet began ([`SheetGame::continued_after`]).
     pub start_kind: &'static str,
 }
 
 impl SheetGame {
+    /// The rest of the game after its first `played` moves, as the game's next sheet records
+    /// it; `None` when nothing is left.
+    pub fn continued_after(&self, played: usize) -> Option<SheetGame> {
+        let rest = self.moves.get(played..).filter(|rest| !rest.is_empty())?;
+        let mut position = self.start.position.clone();
+        for &m in &self.moves[..played] {
+            position.play_unchecked(m);
+        }
+        Some(SheetGame {
+            start: StartPosition {
+                position,
+                castling_mode: self.start.castling_mode,
+            },
+            moves: rest.to_vec(),
+            tags: self.tags.clone(),
+            start_kind: "continued",
+        })
+    }
+
+    /// Whether the sheet goes on from an earlier sheet's last cell: its first cell holds the
+    /// next move whoever is to play (no `...` cell for White's move already written).
+    fn continues_a_sheet(&self) -> bool {
+        self.start_kind == "continued"
+    }
+
     fn tag(&self, name: &str) -> Option<&str> {
         self.tags
             .iter()
@@ -145,6 +171,17 @@ pub struct SheetTruth {
     pub page_quad: [[f32; 2]; 4],
     pub cells: Vec<CellTruth>,
     pub flags: SheetFlags,
+    /// The sheet's place among its game's sheets when it is not the first: its `start_fen` is
+    /// the position after the sheets before, its cells are numbered from 1 on this sheet.
+    #[serde(skip_serializing_if = "is_first_page")]
+    pub page: u32,
+    /// The truth file of the game's next sheet, which goes on from this sheet's last cell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page: Option<String>,
+}
+
+fn is_first_page(page: &u32) -> bool {
+    *page <= 1
 }
 
 /// Which player and camera effects were applied.
@@ -206,7 +243,7 @@ pub(crate) fn plan_entries(
 ) -> (Vec<Entry>, Vec<String>, Vec<usize>) {
     let habits = Habits::random(rng);
     let mut entries: Vec<Entry> = Vec::new();
-    if game.start.position.turn().is_black() {
+    if game.start.position.turn().is_black() && !game.continues_a_sheet() {
         entries.push(Entry {
             text: if rng.chance(0.5) {
                 "...".into()
@@ -388,6 +425,11 @@ pub struct SheetRequest<'a> {
     pub capture: Option<Capture>,
     /// The writer writes English descriptive notation (`P-K4`, `N-KB3`) instead of algebraic.
     pub descriptive: bool,
+    /// The sheet's place among its game's sheets, 1 for the first. A later sheet is a fresh
+    /// form of the same layout whose printed move numbers go on from the sheets before, in
+    /// the same writer's hand and habits (drawn from `seed` as on the first sheet; the rest
+    /// afresh), and `game` is what is left of the game ([`SheetGame::continued_after`]).
+    pub page: u32,
 }
 
 /// A rendered sheet: the image, the JPEG quality to save it with, and its truth.
@@ -404,6 +446,10 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
     let lang = request.language;
     let writer = Writer::drawn(request.descriptive, &mut rng);
     let hand = Hand::random(scripts, &mut rng);
+    let later_pages = request.page.saturating_sub(1);
+    if later_pages > 0 {
+        rng = Rng::new(request.seed ^ u64::from(request.page).wrapping_mul(0x2545_F491_4F6C_DD1D));
+    }
     let (entries, written, skipped) =
         plan_entries(request.game, lang, &writer, layout.capacity(), &mut rng);
     let recorded = written.len();
@@ -411,8 +457,9 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
     let px_per_mm = request.dpi / 25.4;
     let paper = paper_colour(&mut rng);
     let print_grey = 30.0 + rng.unit() as f32 * 50.0;
+    let numbered_on = layout.numbered_on(later_pages);
     let form = PrintedForm {
-        layout,
+        layout: &numbered_on,
         lang,
         px_per_mm,
         paper,
@@ -487,6 +534,8 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
             slips,
             draw_offer,
         },
+        page: request.page,
+        next_page: None,
     };
     Ok(RenderedSheet {
         image: shot.image,
