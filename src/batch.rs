@@ -326,6 +326,10 @@ pub struct BatchSummary {
     /// [`crate::read::SMALL_CELL_HEIGHT`] pixels high (`pages_cell_height_px` of the game's
     /// JSON): photographed from afar or scanned at a low resolution, and misread more often.
     pub small_cell_pages: Vec<(String, f64)>,
+    /// Every page of a finished game on which no cell shows writing (`blank_pages` of the
+    /// game's JSON, [`crate::read::GameRead::blank_pages`]): a blank sheet, or writing too
+    /// faint to see.
+    pub blank_pages: Vec<String>,
     /// The first page of every finished game decoded from the usual start whose first moves
     /// fit it so poorly that it may have begun elsewhere (`start_doubt` of the game's JSON,
     /// [`crate::read::GameRead::start_doubt`]).
@@ -373,6 +377,7 @@ impl BatchSummary {
             "small_cell_pages": self.small_cell_pages.iter()
                 .map(|(file, pixels)| json!({"file": file, "cell_height_px": pixels}))
                 .collect::<Vec<_>>(),
+            "blank_pages": self.blank_pages,
             "start_doubts": self.start_doubts,
             "continuation_doubts": self.continuation_doubts,
             "descriptive": self.descriptive,
@@ -511,6 +516,7 @@ pub fn run(
         torn_pages: finished.torn_pages,
         turned_pages: finished.turned_pages,
         small_cell_pages: finished.small_cell_pages,
+        blank_pages: finished.blank_pages,
         start_doubts: finished.start_doubts,
         continuation_doubts: finished.continuation_doubts,
         descriptive: finished.descriptive,
@@ -534,6 +540,7 @@ struct Finished {
     torn_pages: Vec<String>,
     turned_pages: Vec<(String, f64)>,
     small_cell_pages: Vec<(String, f64)>,
+    blank_pages: Vec<String>,
     start_doubts: Vec<String>,
     continuation_doubts: Vec<String>,
     descriptive: Vec<String>,
@@ -587,6 +594,10 @@ impl Finished {
         if let Some(pages) = json["torn_pages"].as_array() {
             let torn = pages.iter().filter_map(Value::as_str).map(String::from);
             self.torn_pages.extend(torn);
+        }
+        if let Some(pages) = json["blank_pages"].as_array() {
+            let blank = pages.iter().filter_map(Value::as_str).map(String::from);
+            self.blank_pages.extend(blank);
         }
         let turned = per_page(json, "pages_turned_upright_degrees");
         self.turned_pages

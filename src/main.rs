@@ -589,6 +589,9 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     for note in read.small_cell_notes() {
         eprintln!("warning: {note}");
     }
+    for note in read.blank_page_notes() {
+        eprintln!("warning: {note}");
+    }
     if matches!(options.notation, NotationChoice::Detect(_)) {
         if let Some(note) = read.notation_note() {
             eprintln!("{name}: note: {note}");
@@ -702,6 +705,9 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
         eprintln!(
             "  small cells ({pixels:.0} pixels high; photograph or scan the page larger): {file}"
         );
+    }
+    for page in &summary.blank_pages {
+        eprintln!("  no writing seen (a blank sheet, or too faint?): {page}");
     }
     for file in &summary.start_doubts {
         eprintln!("  start in doubt (Chess960 or a set position? give its start): {file}");

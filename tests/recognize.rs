@@ -461,3 +461,65 @@ fn a_sheet_where_black_moves_first_is_read_from_blacks_first_cell() {
         "{right} of {on_sheet} moves right"
     );
 }
+
+#[test]
+fn a_blank_form_is_read_as_no_moves_and_said_to_be_blank() {
+    use image::DynamicImage;
+    use scoresheet::notation::Language;
+    use scoresheet::page::Sheet;
+    use scoresheet::read::{read_game, ReadOptions};
+    use scoresheet::report::PgnTags;
+    use scoresheet::synth::camera::Capture;
+    use scoresheet::synth::layout::Layout;
+    use scoresheet::synth::sheet::{render_sheet, SheetGame, SheetRequest};
+
+    // The form filled in above the table (the players' names) and not a move below it, as a
+    // spare sheet or the back of one is scanned with the rest.
+    let game = &common::games()[3];
+    let nothing_played = SheetGame {
+        start: Default::default(),
+        moves: Vec::new(),
+        tags: game.tags.clone(),
+        start_kind: "standard",
+    };
+    let rendered = render_sheet(
+        common::scripts(),
+        &SheetRequest {
+            id: "blank".into(),
+            game: &nothing_played,
+            language: Language::by_code("de").unwrap(),
+            layout: &Layout::built_in()[0],
+            seed: 8,
+            dpi: 120.0,
+            capture: Some(Capture::Photo),
+            descriptive: false,
+            page: 1,
+        },
+    )
+    .unwrap();
+    let blank = Sheet::from_image("blank.jpg", DynamicImage::ImageRgb8(rendered.image));
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
+    let written = Sheet::open(&samples.join("00002-ru-chesscom-2x25.jpg")).unwrap();
+    let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
+    let options = ReadOptions::default();
+
+    let read = read_game(std::slice::from_ref(&blank), &[], reader, &options).unwrap();
+    assert!(read.game.moves.is_empty());
+    assert_eq!(read.blank_pages(), ["blank.jpg"]);
+    let json = read.to_json(&PgnTags::default());
+    assert_eq!(json["blank_pages"], serde_json::json!(["blank.jpg"]));
+    let pgn = json["pgn"].as_str().unwrap();
+    assert!(
+        pgn.contains("blank.jpg: none of its move cells shows writing"),
+        "{pgn}"
+    );
+
+    // A written page followed by a blank one: only the blank one is said, the game is read.
+    let read = read_game(&[written, blank], &[], reader, &options).unwrap();
+    assert_eq!(read.blank_pages(), ["blank.jpg"]);
+    assert!(
+        read.game.moves.len() >= 90,
+        "{} moves",
+        read.game.moves.len()
+    );
+}

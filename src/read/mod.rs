@@ -1195,8 +1195,34 @@ impl GameRead {
             .collect()
     }
 
+    /// The pages (of either sheet) on which cells were found but none shows writing: a blank
+    /// form (a spare sheet or the back of one, scanned with the rest) or writing too faint
+    /// for the page stage to see. Their cells are not read, so a game of such pages alone
+    /// has no moves.
+    pub fn blank_pages(&self) -> Vec<&str> {
+        self.pages
+            .iter()
+            .chain(&self.copy_pages)
+            .filter(|page| !page.cells.is_empty() && page.cells.iter().all(|cell| !cell.ink))
+            .map(|page| page.source.as_str())
+            .collect()
+    }
+
+    /// A sentence for the user about each of [`GameRead::blank_pages`].
+    pub fn blank_page_notes(&self) -> Vec<String> {
+        self.blank_pages()
+            .into_iter()
+            .map(|page| {
+                format!(
+                    "{page}: none of its move cells shows writing: a blank sheet, or writing \
+                     too faint to see (a darker scan or photo of it reads better)"
+                )
+            })
+            .collect()
+    }
+
     /// The notes written before the first move of the PGN: a sheet set aside, a doubtful
-    /// start, a page that may not continue the game.
+    /// start, a page that may not continue the game, a page without writing.
     fn pgn_note(&self) -> Option<String> {
         let notes: Vec<String> = self
             .set_aside
@@ -1205,6 +1231,7 @@ impl GameRead {
             .into_iter()
             .chain(self.start_note())
             .chain(self.continuation_notes())
+            .chain(self.blank_page_notes())
             .collect();
         (!notes.is_empty()).then(|| notes.join("; "))
     }
@@ -1284,6 +1311,7 @@ impl GameRead {
             .map(SetAside::note)
             .chain(self.start_note())
             .chain(self.continuation_notes())
+            .chain(self.blank_page_notes())
             .chain(torn)
             .chain(self.turned_page_notes())
             .chain(self.small_cell_notes())
@@ -1323,7 +1351,8 @@ impl GameRead {
     /// other player's copy of the ply when both sheets wrote it (`copy`), `pages` (each
     /// page's file: the own sheet's, then the copy's), `set_aside` (`null`, or the sheet
     /// left out, `"own"` or `"copy"`, and its `error`), `torn_pages` (the files of pages
-    /// cut short, see [`GameRead::torn_pages`]) and `pages_turned_upright_degrees` (for each
+    /// cut short, see [`GameRead::torn_pages`]), `blank_pages` (the files of pages without
+    /// writing, see [`GameRead::blank_pages`]) and `pages_turned_upright_degrees` (for each
     /// page, how far clockwise it was turned to read it, see [`Cells::turned_degrees`]),
     /// `pages_cell_height_px` (for each page, its cells' median height, `null` without
     /// cells, see [`GameRead::small_cell_notes`]) and `notation` (`"algebraic"` or
@@ -1367,6 +1396,7 @@ impl GameRead {
             None => Value::Null,
         };
         json["torn_pages"] = json!(self.torn_pages);
+        json["blank_pages"] = json!(self.blank_pages());
         json["start_doubt"] = json!(self.start_note());
         json["continuation_doubts"] = json!(self.continuation_notes());
         json["pages_turned_upright_degrees"] = json!(self
