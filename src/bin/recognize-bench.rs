@@ -1027,8 +1027,12 @@ fn read_generated_sheet(
         let notation = read
             .as_ref()
             .map_or("not read", |read| read.notation.name());
+        let noted = match &read {
+            Ok(read) if !read.continuation_doubts.is_empty() => "  a later page noted",
+            _ => "",
+        };
         println!(
-            "  {stem:<28} {:>3} of {plies:>3} plies right  {:>3} flagged  {seconds:>6.2} s  {notation}",
+            "  {stem:<28} {:>3} of {plies:>3} plies right  {:>3} flagged  {seconds:>6.2} s  {notation}{noted}",
             tally.right, tally.flagged
         );
     }
