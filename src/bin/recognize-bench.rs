@@ -14,10 +14,7 @@ use scoresheet::decode::{decode_along, search_loss, Calibration, CellEvidence, D
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{
-    read_game, CellReading, GameRead, NotationChoice, ReadError, ReadOptions, OPENING_PLIES,
-    OPENING_SURE_READING,
-};
+use scoresheet::read::{read_game, CellReading, GameRead, NotationChoice, ReadError, ReadOptions};
 use scoresheet::recognize::ctc::latin_lookalike;
 use scoresheet::recognize::{
     crop_cells, read_crops, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
@@ -787,33 +784,6 @@ fn generated_sheets(
     Ok(())
 }
 
-/// How many of the first [`OPENING_PLIES`] moves read from the second page of `read` are
-/// flagged where the reader was fairly sure of the cell, as `continuation_doubts` counts
-/// them (there against `read::OPENING_DOUBT_FLAGS`).
-fn second_page_flags(read: &GameRead) -> usize {
-    read.game
-        .moves
-        .iter()
-        .filter_map(|m| Some((m, read.cells.get(m.cell?)?)))
-        .filter(|(_, cell)| cell.page == 1)
-        .take(OPENING_PLIES)
-        .filter(|(m, cell)| m.flagged && cell.text_confidence >= OPENING_SURE_READING)
-        .count()
-}
-
-/// `counts` as `flags:games` pairs, fewest flags first.
-fn histogram(counts: &[usize]) -> String {
-    let mut by_flags = BTreeMap::new();
-    for &flags in counts {
-        *by_flags.entry(flags).or_insert(0) += 1;
-    }
-    let pairs: Vec<String> = by_flags
-        .iter()
-        .map(|(flags, games)| format!("{flags}:{games}"))
-        .collect();
-    pairs.join(" ")
-}
-
 /// What `generated_sheets` prints of each sheet besides the set's figures.
 #[derive(Clone, Copy)]
 struct Shown {
@@ -1012,10 +982,6 @@ struct SetResults {
     /// those pages were noted.
     swapped_pages: usize,
     swapped_pages_noted: usize,
-    /// Each game's (and with `--swapped-pages` each swapped game's) flagged opening moves on
-    /// its second page ([`second_page_flags`]).
-    second_page_flags: Vec<usize>,
-    swapped_page_flags: Vec<usize>,
 }
 
 /// Reads the generated sheet whose truth is `path` (in `folder`), alone and, when its
@@ -1049,7 +1015,6 @@ fn read_generated_sheet(
         results.later_pages_noted += read.continuation_doubts.len();
         if pages.len() > 1 {
             results.paged_games.push(truth.images.clone());
-            results.second_page_flags.push(second_page_flags(read));
         }
         results.cells_found += read.pages.iter().map(|p| p.cells.len()).sum::<usize>();
         for (uci, decoded) in truth.played.iter().zip(&read.game.moves) {
@@ -1138,10 +1103,7 @@ impl SetResults {
             let [first, second] = pages;
             let read = read_game(&[first?, second?], &[], reader, options);
             self.swapped_pages += 1;
-            if let Ok(read) = read {
-                self.swapped_pages_noted += read.continuation_doubts.len();
-                self.swapped_page_flags.push(second_page_flags(&read));
-            }
+            self.swapped_pages_noted += read.map_or(0, |read| read.continuation_doubts.len());
         }
         Ok(())
     }
@@ -1170,18 +1132,14 @@ impl SetResults {
         }
         if self.later_pages > 0 {
             println!(
-                "  later pages noted as perhaps not continuing the game: {} of {} (second pages by flagged opening moves, flags:games: {})",
-                self.later_pages_noted,
-                self.later_pages,
-                histogram(&self.second_page_flags)
+                "  later pages noted as perhaps not continuing the game: {} of {}",
+                self.later_pages_noted, self.later_pages
             );
         }
         if self.swapped_pages > 0 {
             println!(
-                "  another game's second page in place of the game's own, noted: {} of {} (flags:games: {})",
-                self.swapped_pages_noted,
-                self.swapped_pages,
-                histogram(&self.swapped_page_flags)
+                "  another game's second page in place of the game's own, noted: {} of {}",
+                self.swapped_pages_noted, self.swapped_pages
             );
         }
         if show_errors {
