@@ -759,8 +759,9 @@ fn generated_sheets(
     // A game's later sheets are read with its first (`next_page`).
     let mut firsts = Vec::new();
     for path in truths {
-        if SheetTruth::load(&path)?.json["page"].as_u64().unwrap_or(1) <= 1 {
-            firsts.push(path);
+        let truth = SheetTruth::load(&path)?;
+        if truth.json["page"].as_u64().unwrap_or(1) <= 1 {
+            firsts.push((path, truth));
         }
     }
     firsts.truncate(limit);
@@ -774,8 +775,8 @@ fn generated_sheets(
         errors: show_errors,
         per_sheet,
     };
-    for path in &firsts {
-        read_generated_sheet(path, folder, reader, options, shown, &mut results)?;
+    for (path, truth) in &firsts {
+        read_generated_sheet(path, truth, folder, reader, options, shown, &mut results)?;
     }
     if swapped_pages {
         results.read_swapped_pages(folder, reader, options)?;
@@ -817,16 +818,9 @@ impl SheetTruth {
         let json = load_json(path)?;
         let start = StartPosition::from_fen(json["start_fen"].as_str().unwrap_or(""))
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut truth = SheetTruth {
-            json: serde_json::Value::Null,
-            images: Vec::new(),
-            start,
-            played: Vec::new(),
-            game: Vec::new(),
-        };
-        let mut position = truth.start.position.clone();
+        let (mut images, mut played, mut game) = (Vec::new(), Vec::new(), Vec::new());
+        let mut position = start.position.clone();
         let (mut page, mut page_path) = (json.clone(), path.to_path_buf());
-        truth.json = json;
         loop {
             let start_fen = Fen::from_position(&position, EnPassantMode::Legal).to_string();
             if page["start_fen"].as_str() != Some(start_fen.as_str()) {
@@ -835,9 +829,7 @@ impl SheetTruth {
                     page_path.display()
                 ));
             }
-            truth
-                .images
-                .push(page["image"].as_str().unwrap_or("").to_string());
+            images.push(page["image"].as_str().unwrap_or("").to_string());
             for san in page["moves_san"].as_array().into_iter().flatten() {
                 let m = san
                     .as_str()
@@ -846,20 +838,23 @@ impl SheetTruth {
                     .ok()
                     .and_then(|s| s.to_move(&position).ok())
                     .ok_or(format!("{}: bad move {san}", page_path.display()))?;
-                truth
-                    .played
-                    .push(m.to_uci(truth.start.castling_mode).to_string());
-                truth
-                    .game
-                    .push((position.clone(), m, san.as_str().unwrap_or("").to_string()));
+                played.push(m.to_uci(start.castling_mode).to_string());
+                game.push((position.clone(), m, san.as_str().unwrap_or("").to_string()));
                 position.play_unchecked(m);
             }
             let Some(next) = page["next_page"].as_str() else {
-                return Ok(truth);
+                break;
             };
             page_path = path.with_file_name(next);
             page = load_json(&page_path)?;
         }
+        Ok(SheetTruth {
+            json,
+            images,
+            start,
+            played,
+            game,
+        })
     }
 
     /// The game's sheets, opened from `folder`.
@@ -988,13 +983,13 @@ struct SetResults {
 /// other player's copy lies beside it, with the copy, and adds it to `results`.
 fn read_generated_sheet(
     path: &Path,
+    truth: &SheetTruth,
     folder: &Path,
     reader: &Reader,
     options: &ReadOptions,
     shown: Shown,
     results: &mut SetResults,
 ) -> Result<(), String> {
-    let truth = SheetTruth::load(path)?;
     let options = ReadOptions {
         start: truth.start.clone(),
         ..options.clone()
@@ -1049,7 +1044,7 @@ fn read_generated_sheet(
         path.file_stem().unwrap_or_default().to_string_lossy()
     ));
     if copy_path.is_file() {
-        let with_copy = read_with_copy(&truth, &pages, &copy_path, folder, reader, &options)?;
+        let with_copy = read_with_copy(truth, &pages, &copy_path, folder, reader, &options)?;
         if shown.errors && with_copy.right != tally.right {
             println!(
                 "  {}: {} of {plies} plies right alone, {} with the copy",
