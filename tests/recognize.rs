@@ -20,6 +20,38 @@ fn moves_right<S: AsRef<str>>(game: &scoresheet::decode::Game, played: &[S]) -> 
         .count()
 }
 
+/// A one-page sheet of `game` in `language` drawn by the generator at 120 dpi on the built-in
+/// form `layout`, as a test's input.
+fn generated_sheet(
+    name: &str,
+    game: &scoresheet::synth::sheet::SheetGame,
+    language: &str,
+    layout: usize,
+    seed: u64,
+    capture: scoresheet::synth::camera::Capture,
+) -> scoresheet::page::Sheet {
+    use scoresheet::notation::Language;
+    use scoresheet::synth::layout::Layout;
+    use scoresheet::synth::sheet::{render_sheet, SheetRequest};
+
+    let rendered = render_sheet(
+        common::scripts(),
+        &SheetRequest {
+            id: name.into(),
+            game,
+            language: Language::by_code(language).unwrap(),
+            layout: &Layout::built_in()[layout],
+            seed,
+            dpi: 120.0,
+            capture: Some(capture),
+            descriptive: false,
+            page: 1,
+        },
+    )
+    .unwrap();
+    scoresheet::page::Sheet::from_image(name, image::DynamicImage::ImageRgb8(rendered.image))
+}
+
 fn fake_model() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fake-reader.onnx")
 }
@@ -388,15 +420,11 @@ fn a_black_and_white_scan_is_read_as_its_grey_original() {
 
 #[test]
 fn a_sheet_where_black_moves_first_is_read_from_blacks_first_cell() {
-    use image::DynamicImage;
     use scoresheet::decode::StepKind;
-    use scoresheet::notation::Language;
-    use scoresheet::page::Sheet;
     use scoresheet::read::{read_game, ReadOptions};
     use scoresheet::start::StartPosition;
     use scoresheet::synth::camera::Capture;
-    use scoresheet::synth::layout::Layout;
-    use scoresheet::synth::sheet::{render_sheet, SheetGame, SheetRequest};
+    use scoresheet::synth::sheet::{SheetGame, StartKind};
     use shakmaty::fen::Fen;
     use shakmaty::san::SanPlus;
     use shakmaty::{Chess, EnPassantMode, Position};
@@ -420,28 +448,9 @@ fn a_sheet_where_black_moves_first_is_read_from_blacks_first_cell() {
         start: start.clone(),
         moves: game.moves[23..].to_vec(),
         tags: game.tags.clone(),
-        start_kind: "fen",
+        start_kind: StartKind::Fen,
     };
-    let rendered = render_sheet(
-        common::scripts(),
-        &SheetRequest {
-            id: "black-first".into(),
-            game: &sheet_game,
-            language: Language::by_code("en").unwrap(),
-            layout: &Layout::built_in()[1],
-            seed: 5,
-            dpi: 120.0,
-            capture: Some(Capture::Scan),
-            descriptive: false,
-            page: 1,
-        },
-    )
-    .unwrap();
-    let sheet = Sheet {
-        name: "black-first".into(),
-        image: DynamicImage::ImageRgb8(rendered.image),
-        torn: false,
-    };
+    let sheet = generated_sheet("black-first", &sheet_game, "en", 1, 5, Capture::Scan);
     let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
     let options = ReadOptions {
         start,
@@ -464,14 +473,11 @@ fn a_sheet_where_black_moves_first_is_read_from_blacks_first_cell() {
 
 #[test]
 fn a_blank_form_is_read_as_no_moves_and_said_to_be_blank() {
-    use image::DynamicImage;
-    use scoresheet::notation::Language;
     use scoresheet::page::Sheet;
     use scoresheet::read::{read_game, ReadOptions};
     use scoresheet::report::PgnTags;
     use scoresheet::synth::camera::Capture;
-    use scoresheet::synth::layout::Layout;
-    use scoresheet::synth::sheet::{render_sheet, SheetGame, SheetRequest};
+    use scoresheet::synth::sheet::{SheetGame, StartKind};
 
     // The form filled in above the table (the players' names) and not a move below it, as a
     // spare sheet or the back of one is scanned with the rest.
@@ -480,24 +486,9 @@ fn a_blank_form_is_read_as_no_moves_and_said_to_be_blank() {
         start: Default::default(),
         moves: Vec::new(),
         tags: game.tags.clone(),
-        start_kind: "standard",
+        start_kind: StartKind::Standard,
     };
-    let rendered = render_sheet(
-        common::scripts(),
-        &SheetRequest {
-            id: "blank".into(),
-            game: &nothing_played,
-            language: Language::by_code("de").unwrap(),
-            layout: &Layout::built_in()[0],
-            seed: 8,
-            dpi: 120.0,
-            capture: Some(Capture::Photo),
-            descriptive: false,
-            page: 1,
-        },
-    )
-    .unwrap();
-    let blank = Sheet::from_image("blank.jpg", DynamicImage::ImageRgb8(rendered.image));
+    let blank = generated_sheet("blank.jpg", &nothing_played, "de", 0, 8, Capture::Photo);
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/sheets");
     let written = Sheet::open(&samples.join("00002-ru-chesscom-2x25.jpg")).unwrap();
     let reader = Reader::shipped().expect("models/reader-int8.onnx loads");

@@ -14,7 +14,10 @@ use scoresheet::decode::{decode_along, search_loss, Calibration, CellEvidence, D
 use scoresheet::games::shared_data_dir;
 use scoresheet::notation::{for_each_form, legal_moves_with_facts, Language, Style};
 use scoresheet::page::{find_cells, PageOptions, Sheet};
-use scoresheet::read::{read_game, CellReading, GameRead, NotationChoice, ReadError, ReadOptions};
+use scoresheet::read::{
+    read_game, CellReading, GameRead, LaterPageOpening, NotationChoice, ReadError, ReadOptions,
+    OPENING_DOUBT_FLAGS, OPENING_PLIES,
+};
 use scoresheet::recognize::ctc::latin_lookalike;
 use scoresheet::recognize::{
     crop_cells, read_crops, shipped_model_path, CtcCell, Reader, DEFAULT_EVIDENCE_SCALE,
@@ -967,16 +970,54 @@ struct SetResults {
     sorted_errors: ErrorSort,
     /// The confidences of the moves of the sheets read alone.
     calibration: Calibration,
-    /// The pages after a game's first, and how many of them were noted as perhaps not
-    /// continuing the page before (`continuation_doubts`).
-    later_pages: usize,
-    later_pages_noted: usize,
+    /// The pages after a game's first, by how many of their first moves were flagged
+    /// ([`LaterPageOpening::flagged`]): the continuation rule's evidence on true pages.
+    later_pages: OpeningFlags,
     /// The images of each game of more than one page, for `--swapped-pages`.
     paged_games: Vec<Vec<String>>,
-    /// With `--swapped-pages`: games read with another game's second page, and how many of
-    /// those pages were noted.
-    swapped_pages: usize,
-    swapped_pages_noted: usize,
+    /// With `--swapped-pages`: the second pages of other games read in place of a game's own,
+    /// by how many of their first moves were flagged.
+    swapped_pages: OpeningFlags,
+}
+
+/// Later pages counted by how many of their first [`OPENING_PLIES`] moves were flagged, so
+/// that the continuation rule's bar ([`OPENING_DOUBT_FLAGS`]) can be seen against true and
+/// swapped pages.
+#[derive(Default)]
+struct OpeningFlags {
+    pages_by_flags: [usize; OPENING_PLIES + 1],
+}
+
+impl OpeningFlags {
+    fn add(&mut self, pages: &[LaterPageOpening]) {
+        for page in pages {
+            self.pages_by_flags[page.flagged.min(OPENING_PLIES)] += 1;
+        }
+    }
+
+    fn pages(&self) -> usize {
+        self.pages_by_flags.iter().sum()
+    }
+
+    /// The pages the rule notes, at [`OPENING_DOUBT_FLAGS`] flagged moves or more.
+    fn noted(&self) -> usize {
+        self.pages_by_flags[OPENING_DOUBT_FLAGS..].iter().sum()
+    }
+
+    /// `noted of pages (by flagged moves: 0:n 1:n ...)`, the empty counts left out.
+    fn line(&self) -> String {
+        let counts: Vec<String> = (self.pages_by_flags.iter().enumerate())
+            .filter(|&(_, &pages)| pages > 0)
+            .map(|(flags, pages)| format!("{flags}:{pages}"))
+            .collect();
+        format!(
+            "{} of {} (pages by flagged opening moves, {}: {})",
+            self.noted(),
+            self.pages(),
+            OPENING_PLIES,
+            counts.join(" ")
+        )
+    }
 }
 
 /// Reads the generated sheet whose truth is `path` (in `folder`), alone and, when its
@@ -1006,8 +1047,7 @@ fn read_generated_sheet(
     let plies = truth.played.len();
     let tally = truth.judge(&read);
     if let Ok(read) = &read {
-        results.later_pages += pages.len() - 1;
-        results.later_pages_noted += read.continuation_doubts.len();
+        results.later_pages.add(&read.later_pages);
         if pages.len() > 1 {
             results.paged_games.push(truth.images.clone());
         }
@@ -1023,7 +1063,7 @@ fn read_generated_sheet(
             .as_ref()
             .map_or("not read", |read| read.notation.name());
         let noted = match &read {
-            Ok(read) if !read.continuation_doubts.is_empty() => "  a later page noted",
+            Ok(read) if read.continuation_doubts().next().is_some() => "  a later page noted",
             _ => "",
         };
         println!(
@@ -1096,9 +1136,9 @@ impl SetResults {
             let pages = [&images[0], &other[1]]
                 .map(|image| Sheet::open(&folder.join(image)).map_err(|e| e.to_string()));
             let [first, second] = pages;
-            let read = read_game(&[first?, second?], &[], reader, options);
-            self.swapped_pages += 1;
-            self.swapped_pages_noted += read.map_or(0, |read| read.continuation_doubts.len());
+            if let Ok(read) = read_game(&[first?, second?], &[], reader, options) {
+                self.swapped_pages.add(&read.later_pages);
+            }
         }
         Ok(())
     }
@@ -1125,16 +1165,16 @@ impl SetResults {
                 100.0 * (c.right - c.flagged_right) as f64 / c.plies.saturating_sub(c.flagged).max(1) as f64
             );
         }
-        if self.later_pages > 0 {
+        if self.later_pages.pages() > 0 {
             println!(
-                "  later pages noted as perhaps not continuing the game: {} of {}",
-                self.later_pages_noted, self.later_pages
+                "  later pages noted as perhaps not continuing the game: {}",
+                self.later_pages.line()
             );
         }
-        if self.swapped_pages > 0 {
+        if self.swapped_pages.pages() > 0 {
             println!(
-                "  another game's second page in place of the game's own, noted: {} of {}",
-                self.swapped_pages_noted, self.swapped_pages
+                "  another game's second page in place of the game's own, noted: {}",
+                self.swapped_pages.line()
             );
         }
         if show_errors {

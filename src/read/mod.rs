@@ -254,13 +254,33 @@ pub struct GameRead {
     /// were flagged in cells read with some confidence, when so many ([`OPENING_DOUBT_FLAGS`])
     /// that the game may have begun elsewhere ([`GameRead::start_note`]).
     pub start_doubt: Option<usize>,
-    /// Each page after the first of a sheet whose first moves fit the game so poorly that it
-    /// may not continue the page before it: `(page name, flagged moves)`, as
-    /// [`GameRead::start_doubt`] counts them ([`doubted_continuations`]).
-    pub continuation_doubts: Vec<(String, usize)>,
+    /// Every page after the first of a sheet (the own sheet's, then the copy's), with how
+    /// many of its first moves fit the game poorly, counted as [`GameRead::start_doubt`]
+    /// counts them ([`later_page_openings`]); those with many may not continue the page
+    /// before them ([`GameRead::continuation_doubts`]).
+    pub later_pages: Vec<LaterPageOpening>,
     /// The notation the game was read in: as told ([`ReadOptions::notation`]) or as the
     /// sheet showed it.
     pub notation: Notation,
+}
+
+/// A page after the first of a sheet, and how its first moves fit the game
+/// ([`GameRead::later_pages`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaterPageOpening {
+    /// The page's name, as [`Cells::source`].
+    pub page: String,
+    /// How many of the first [`OPENING_PLIES`] moves read from the page are flagged where the
+    /// reader was fairly sure of the writing ([`OPENING_SURE_READING`]).
+    pub flagged: usize,
+}
+
+impl LaterPageOpening {
+    /// Whether so many of the page's first moves are doubtful ([`OPENING_DOUBT_FLAGS`]) that
+    /// it may not continue the page before it.
+    pub fn is_doubtful(&self) -> bool {
+        self.flagged >= OPENING_DOUBT_FLAGS
+    }
 }
 
 /// One of a game's two sheets that could not be read ([`GameRead::set_aside`]).
@@ -372,7 +392,7 @@ pub fn read_game(
     mark_written_alike(&mut game, &evidence, &decoder);
     let as_read = as_read.as_ref().unwrap_or(&evidence);
     let start_doubt = doubted_start(&game, &cells, &options.start);
-    let continuation_doubts = doubted_continuations(&game, &cells, &pages, &copy_pages);
+    let later_pages = later_page_openings(&game, &cells, &pages, &copy_pages);
     flag_faint_readings(&mut game, &cells);
     mark_doubtful_stretches(&mut game, &decoder);
     // After the stretches: a page photographed small has many moves under the bar, and as
@@ -400,7 +420,7 @@ pub fn read_game(
         set_aside,
         torn_pages,
         start_doubt,
-        continuation_doubts,
+        later_pages,
         notation,
     })
 }
@@ -638,16 +658,16 @@ fn doubted_start(game: &Game, cells: &[GameCell], start: &StartPosition) -> Opti
 }
 
 /// Each page after the first of the own sheet (`pages`) or of the copy (`copy_pages`, numbered
-/// after them) whose first [`OPENING_PLIES`] moves (those `game` read from a cell on it) have
-/// at least [`OPENING_DOUBT_FLAGS`] flagged where the reader was fairly sure of the writing:
-/// `(page name, flagged)`. A page of another game, or the other player's copy, given as the
-/// next page of a sheet reads so: what is clearly written there is no legal continuation.
-fn doubted_continuations(
+/// after them), with how many of its first [`OPENING_PLIES`] moves (those `game` read from a
+/// cell on it) are flagged where the reader was fairly sure of the writing. A page of another
+/// game, or the other player's copy, given as the next page of a sheet reads with many: what
+/// is clearly written there is no legal continuation.
+fn later_page_openings(
     game: &Game,
     cells: &[GameCell],
     pages: &[Cells],
     copy_pages: &[Cells],
-) -> Vec<(String, usize)> {
+) -> Vec<LaterPageOpening> {
     let first_pages = [0, pages.len()];
     let page_count = pages.len() + copy_pages.len();
     let (mut read_on, mut flagged_on) = (vec![0; page_count], vec![0; page_count]);
@@ -670,10 +690,11 @@ fn doubted_continuations(
         .iter()
         .chain(copy_pages)
         .enumerate()
-        .filter(|&(page, _)| {
-            !first_pages.contains(&page) && flagged_on[page] >= OPENING_DOUBT_FLAGS
+        .filter(|(page, _)| !first_pages.contains(page))
+        .map(|(page, cells)| LaterPageOpening {
+            page: cells.source.clone(),
+            flagged: flagged_on[page],
         })
-        .map(|(page, cells)| (cells.source.clone(), flagged_on[page]))
         .collect()
 }
 
@@ -1180,11 +1201,16 @@ impl GameRead {
         })
     }
 
+    /// The later pages ([`GameRead::later_pages`]) whose first moves fit the game so poorly
+    /// that they may not continue the page before them.
+    pub fn continuation_doubts(&self) -> impl Iterator<Item = &LaterPageOpening> {
+        self.later_pages.iter().filter(|page| page.is_doubtful())
+    }
+
     /// A sentence for the user about each page of [`GameRead::continuation_doubts`].
     pub fn continuation_notes(&self) -> Vec<String> {
-        self.continuation_doubts
-            .iter()
-            .map(|(page, flagged)| {
+        self.continuation_doubts()
+            .map(|LaterPageOpening { page, flagged }| {
                 format!(
                     "{page}: {flagged} of the first {OPENING_PLIES} moves read from this page \
                      are doubtful: if it does not continue the page before it (another game's \
@@ -1606,6 +1632,69 @@ mod tests {
             .collect();
         let game = decode(&ruy, &usual, english, &config);
         assert_eq!(doubted_start(&game, &ruy_cells, &usual), None);
+    }
+
+    #[test]
+    fn a_later_page_counts_its_first_moves_flagged_where_surely_read() {
+        let read = reader();
+        // 14 moves: 2 on the own sheet's first page, the rest on its second; the copy's
+        // second page holds the last 13, each beside the own sheet's cell.
+        let evidence: Vec<CellReading> = EXCHANGE_RUY_LOPEZ.iter().map(|m| read(m)).collect();
+        let mut game = decode(
+            &evidence,
+            &StartPosition::standard(),
+            LanguageChoice::Auto,
+            &DecoderConfig::default(),
+        );
+        let mut cells: Vec<GameCell> = EXCHANGE_RUY_LOPEZ
+            .iter()
+            .enumerate()
+            .map(|(i, m)| game_cell(usize::from(i >= 2), i as u32 + 1, m))
+            .collect();
+        for (i, cell) in cells.iter_mut().enumerate().skip(1) {
+            cell.copy = Some(Box::new(game_cell(3, i as u32 + 1, EXCHANGE_RUY_LOPEZ[i])));
+        }
+        let page = |name: &str| Cells {
+            source: name.into(),
+            ..unread_page(&Sheet::from_image(
+                name,
+                image::DynamicImage::new_luma8(8, 8),
+            ))
+        };
+        let (pages, copy_pages) = (
+            [page("own-1"), page("own-2")],
+            [page("copy-1"), page("copy-2")],
+        );
+        let openings = |game: &Game, cells: &[GameCell]| -> Vec<(String, usize)> {
+            later_page_openings(game, cells, &pages, &copy_pages)
+                .into_iter()
+                .map(|p| (p.page, p.flagged))
+                .collect()
+        };
+        let counted = |own: usize, copy: usize| {
+            vec![("own-2".to_string(), own), ("copy-2".to_string(), copy)]
+        };
+        assert_eq!(openings(&game, &cells), counted(0, 0));
+
+        // Five flagged moves on the own second page, whose twelve moves are plies 3-14; the
+        // last, ply 14, is the copy's thirteenth, past its first twelve (plies 2-13).
+        for ply in [3, 5, 8, 13, 14] {
+            game.moves[ply - 1].flagged = true;
+        }
+        assert_eq!(openings(&game, &cells), counted(5, 4));
+        // A cell the reader could hardly read does not count against its page.
+        cells[2].text_confidence = OPENING_SURE_READING / 2.0;
+        cells[2].copy.as_mut().unwrap().text_confidence = OPENING_SURE_READING / 2.0;
+        assert_eq!(openings(&game, &cells), counted(4, 3));
+        // The first pages are never counted; at OPENING_DOUBT_FLAGS a page is doubtful.
+        let doubtful = |flagged| {
+            LaterPageOpening {
+                page: "p".into(),
+                flagged,
+            }
+            .is_doubtful()
+        };
+        assert!(!doubtful(OPENING_DOUBT_FLAGS - 1) && doubtful(OPENING_DOUBT_FLAGS));
     }
 
     #[test]

@@ -27,9 +27,30 @@ pub struct SheetGame {
     pub start: StartPosition,
     pub moves: Vec<Move>,
     pub tags: Vec<(String, String)>,
-    /// `"standard"`, `"chess960"` or `"fen"`; `"continued"` for the rest of a game an earlier
-    /// sheet began ([`SheetGame::continued_after`]).
-    pub start_kind: &'static str,
+    pub start_kind: StartKind,
+}
+
+/// Where a sheet's game starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartKind {
+    Standard,
+    Chess960,
+    /// A position from the middle of a real game, given as a FEN.
+    Fen,
+    /// The rest of a game an earlier sheet began ([`SheetGame::continued_after`]).
+    Continued,
+}
+
+impl StartKind {
+    /// The name the truth JSON gives it (`start_kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StartKind::Standard => "standard",
+            StartKind::Chess960 => "chess960",
+            StartKind::Fen => "fen",
+            StartKind::Continued => "continued",
+        }
+    }
 }
 
 impl SheetGame {
@@ -48,14 +69,14 @@ impl SheetGame {
             },
             moves: rest.to_vec(),
             tags: self.tags.clone(),
-            start_kind: "continued",
+            start_kind: StartKind::Continued,
         })
     }
 
     /// Whether the sheet goes on from an earlier sheet's last cell: its first cell holds the
     /// next move whoever is to play (no `...` cell for White's move already written).
     fn continues_a_sheet(&self) -> bool {
-        self.start_kind == "continued"
+        self.start_kind == StartKind::Continued
     }
 
     fn tag(&self, name: &str) -> Option<&str> {
@@ -82,7 +103,7 @@ pub fn pick_game(games: &[PgnGame], rng: &mut Rng) -> Option<SheetGame> {
             start,
             moves,
             tags: game.tags.clone(),
-            start_kind: "chess960",
+            start_kind: StartKind::Chess960,
         });
     }
     if roll < 0.12 && game.moves.len() >= 40 {
@@ -97,14 +118,14 @@ pub fn pick_game(games: &[PgnGame], rng: &mut Rng) -> Option<SheetGame> {
             start,
             moves: game.moves[cut..].to_vec(),
             tags: game.tags.clone(),
-            start_kind: "fen",
+            start_kind: StartKind::Fen,
         });
     }
     Some(SheetGame {
         start: StartPosition::standard(),
         moves: game.moves.clone(),
         tags: game.tags.clone(),
-        start_kind: "standard",
+        start_kind: StartKind::Standard,
     })
 }
 
@@ -457,7 +478,11 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
     let px_per_mm = request.dpi / 25.4;
     let paper = paper_colour(&mut rng);
     let print_grey = 30.0 + rng.unit() as f32 * 50.0;
-    let numbered_on = layout.numbered_on(later_pages);
+    // A first sheet's form is printed as laid out; a later one numbers its rows on.
+    let numbered_on = match later_pages {
+        0 => std::borrow::Cow::Borrowed(layout),
+        _ => std::borrow::Cow::Owned(layout.numbered_on(later_pages)),
+    };
     let form = PrintedForm {
         layout: &numbered_on,
         lang,
@@ -512,7 +537,7 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
         layout: layout.name.clone(),
         style: writer.description.clone(),
         start_fen: request.game.start.fen(),
-        start_kind: request.game.start_kind.to_string(),
+        start_kind: request.game.start_kind.name().to_string(),
         moves_san,
         written,
         image_size,
