@@ -1502,12 +1502,7 @@ mod tests {
         let read = reader();
         let texts = ["e4", "e5", "Nf3", "Nc6"];
         let evidence: Vec<CellReading> = texts.iter().map(|t| read(t)).collect();
-        let decoded = decode(
-            &evidence,
-            &StartPosition::standard(),
-            LanguageChoice::Auto,
-            &DecoderConfig::default(),
-        );
+        let decoded = decode_from_start(&evidence);
         assert!(decoded.moves.iter().all(|m| !m.flagged));
         let mut game = decoded.clone();
         let mut cells = game_cells(&texts, 0);
@@ -1536,12 +1531,7 @@ mod tests {
         let read = reader();
         let texts = ["e4", "e5", "Nf3", "Nc6"];
         let evidence: Vec<CellReading> = texts.iter().map(|t| read(t)).collect();
-        let mut decoded = decode(
-            &evidence,
-            &StartPosition::standard(),
-            LanguageChoice::Auto,
-            &DecoderConfig::default(),
-        );
+        let mut decoded = decode_from_start(&evidence);
         assert!(decoded.moves.iter().all(|m| !m.flagged));
         decoded.moves[1].confidence = SMALL_CELLS_SURE - 0.01;
         decoded.moves[2].confidence = SMALL_CELLS_SURE - 0.05;
@@ -1581,13 +1571,19 @@ mod tests {
         move |t: &str| CellReading::Read(CtcCell::new(read_as(&charset, t, 0.8)))
     }
 
-    fn decode_cells(cells: &[CellReading]) -> Vec<String> {
-        let game = decode(
+    /// The game `cells` read as, from the usual start in any language, as the decoder reads
+    /// typed text.
+    fn decode_from_start(cells: &[CellReading]) -> Game {
+        decode(
             cells,
             &StartPosition::standard(),
             LanguageChoice::Auto,
             &DecoderConfig::default(),
-        );
+        )
+    }
+
+    fn decode_cells(cells: &[CellReading]) -> Vec<String> {
+        let game = decode_from_start(cells);
         game.moves.into_iter().map(|m| m.san).collect()
     }
 
@@ -1640,12 +1636,7 @@ mod tests {
         // 14 moves: 2 on the own sheet's first page, the rest on its second; the copy's
         // second page holds the last 13, each beside the own sheet's cell.
         let evidence: Vec<CellReading> = EXCHANGE_RUY_LOPEZ.iter().map(|m| read(m)).collect();
-        let mut game = decode(
-            &evidence,
-            &StartPosition::standard(),
-            LanguageChoice::Auto,
-            &DecoderConfig::default(),
-        );
+        let mut game = decode_from_start(&evidence);
         let mut cells: Vec<GameCell> = EXCHANGE_RUY_LOPEZ
             .iter()
             .enumerate()
@@ -1740,12 +1731,7 @@ mod tests {
         let mut texts = EXCHANGE_RUY_LOPEZ.to_vec();
         texts[9] = "Dd6";
         let mut cells = game_cells(&texts, 0);
-        let game = decode(
-            &evidence,
-            &StartPosition::standard(),
-            LanguageChoice::Auto,
-            &DecoderConfig::default(),
-        );
+        let game = decode_from_start(&evidence);
         assert_eq!(game.language.code, "en");
         for (cell, reading) in cells.iter_mut().zip(&evidence) {
             read_in_letters(cell, reading, game.language, game.language);
@@ -1897,12 +1883,7 @@ mod tests {
             .zip(&long)
             .map(|(own, copy)| CellReading::BothCopies(Box::new(read(own)), Box::new(read(copy))))
             .collect();
-        let game = decode(
-            &fused,
-            &StartPosition::standard(),
-            LanguageChoice::Auto,
-            &DecoderConfig::default(),
-        );
+        let game = decode_from_start(&fused);
         let sans: Vec<&str> = game.moves.iter().map(|m| m.san.as_str()).collect();
         assert_eq!(sans, truth);
         let doubted: Vec<&str> = game
