@@ -976,7 +976,8 @@ struct SetResults {
     /// The images of each game of more than one page, for `--swapped-pages`.
     paged_games: Vec<Vec<String>>,
     /// With `--swapped-pages`: the second pages of other games read in place of a game's own,
-    /// by how many of their first moves were flagged.
+    /// by how many of their first moves were flagged (a game that cannot be read so is left
+    /// out).
     swapped_pages: OpeningFlags,
 }
 
@@ -986,12 +987,15 @@ struct SetResults {
 #[derive(Default)]
 struct OpeningFlags {
     pages_by_flags: [usize; OPENING_PLIES + 1],
+    /// The pages the rule notes ([`LaterPageOpening::is_doubtful`]).
+    noted: usize,
 }
 
 impl OpeningFlags {
     fn add(&mut self, pages: &[LaterPageOpening]) {
         for page in pages {
             self.pages_by_flags[page.flagged.min(OPENING_PLIES)] += 1;
+            self.noted += usize::from(page.is_doubtful());
         }
     }
 
@@ -999,22 +1003,17 @@ impl OpeningFlags {
         self.pages_by_flags.iter().sum()
     }
 
-    /// The pages the rule notes, at [`OPENING_DOUBT_FLAGS`] flagged moves or more.
-    fn noted(&self) -> usize {
-        self.pages_by_flags[OPENING_DOUBT_FLAGS..].iter().sum()
-    }
-
-    /// `noted of pages (by flagged moves: 0:n 1:n ...)`, the empty counts left out.
+    /// `N of M (pages by flagged opening moves, 12: 0:n 1:n ...)`: the pages noted, all
+    /// pages, and the pages by their flagged moves, the empty counts left out.
     fn line(&self) -> String {
         let counts: Vec<String> = (self.pages_by_flags.iter().enumerate())
             .filter(|&(_, &pages)| pages > 0)
             .map(|(flags, pages)| format!("{flags}:{pages}"))
             .collect();
         format!(
-            "{} of {} (pages by flagged opening moves, {}: {})",
-            self.noted(),
+            "{} of {} (pages by flagged opening moves, {OPENING_PLIES}: {}; noted from {OPENING_DOUBT_FLAGS})",
+            self.noted,
             self.pages(),
-            OPENING_PLIES,
             counts.join(" ")
         )
     }
