@@ -759,15 +759,18 @@ fn generated_sheets(
         .filter(|p| !p.to_string_lossy().ends_with(COPY_SUFFIX))
         .collect();
     truths.sort();
-    // A game's later sheets are read with its first (`next_page`).
+    // A game's later sheets are read with its first (`next_page`), and loaded with it.
     let mut firsts = Vec::new();
     for path in truths {
-        let truth = SheetTruth::load(&path)?;
-        if truth.json["page"].as_u64().unwrap_or(1) <= 1 {
+        if firsts.len() == limit {
+            break;
+        }
+        let json = load_json(&path)?;
+        if json["page"].as_u64().unwrap_or(1) <= 1 {
+            let truth = SheetTruth::from_first_page(&path, json)?;
             firsts.push((path, truth));
         }
     }
-    firsts.truncate(limit);
     println!(
         "\n{} ({} sheets read end to end, language not given)",
         folder.display(),
@@ -818,7 +821,11 @@ impl SheetTruth {
     /// The truth of the game whose first sheet's truth is `path`, with its later sheets'
     /// (`next_page`), each of which must start where the one before ends.
     fn load(path: &Path) -> Result<SheetTruth, String> {
-        let json = load_json(path)?;
+        SheetTruth::from_first_page(path, load_json(path)?)
+    }
+
+    /// [`SheetTruth::load`] with the first sheet's truth (`json`, from `path`) already read.
+    fn from_first_page(path: &Path, json: serde_json::Value) -> Result<SheetTruth, String> {
         let start = StartPosition::from_fen(json["start_fen"].as_str().unwrap_or(""))
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let (mut images, mut played, mut game) = (Vec::new(), Vec::new(), Vec::new());
