@@ -3,6 +3,7 @@
 //! algorithm, in log space), which is what the decoder scores legal moves with.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Letters of different scripts that a hand writes alike: Cyrillic К С Т О р and Greek
@@ -370,12 +371,7 @@ impl Posteriors {
         // Cells hold short texts: the labels and states fit on the stack.
         let mut labels_on_stack = [0usize; 23];
         let mut labels_on_heap = Vec::new();
-        let labels: &mut [usize] = if text.len() <= labels_on_stack.len() {
-            &mut labels_on_stack[..text.len()]
-        } else {
-            labels_on_heap.resize(text.len(), 0);
-            &mut labels_on_heap
-        };
+        let labels = scratch(&mut labels_on_stack, &mut labels_on_heap, text.len());
         for (label, &c) in labels.iter_mut().zip(text) {
             match self.charset.class(c) {
                 Some(class) => *label = self.charset.representative[class],
@@ -383,7 +379,7 @@ impl Posteriors {
             }
         }
         let labels: &[usize] = labels;
-        let classes = self.charset.classes();
+        let sequence = Extended { labels };
         let needed = needed as f64;
         // Every label needs a frame of its own: a text whose letters are too unlikely to be
         // read anywhere is out of reach before the first frame.
@@ -391,29 +387,16 @@ impl Posteriors {
         if reachable <= 0.0 || reachable.ln() < needed {
             return f32::NEG_INFINITY;
         }
-        // The extended sequence: blank, l1, blank, l2, ..., blank. Probabilities are
-        // rescaled only when they grow small (the scales' logs add up), which keeps them in
-        // range with a logarithm every few frames, not one per frame or state.
-        let states = 2 * labels.len() + 1;
-        let label_of = |s: usize| {
-            if s.is_multiple_of(2) {
-                0
-            } else {
-                labels[s / 2]
-            }
-        };
-        let prob = |t: usize, class: usize| self.probs[t * classes + class];
-        let mut on_stack = [0f64; 48];
-        let mut on_heap = Vec::new();
-        let alpha: &mut [f64] = if states <= on_stack.len() {
-            &mut on_stack[..states]
-        } else {
-            on_heap.resize(states, 0.0);
-            &mut on_heap
-        };
-        alpha[0] = prob(0, 0);
+        // Probabilities are rescaled only when they grow small (the scales' logs add up),
+        // which keeps them in range with a logarithm every few frames, not one per frame or
+        // state.
+        let states = sequence.states();
+        let mut alpha_on_stack = [0f64; 48];
+        let mut alpha_on_heap = Vec::new();
+        let alpha = scratch(&mut alpha_on_stack, &mut alpha_on_heap, states);
+        alpha[0] = self.frame(0)[0];
         if states > 1 {
-            alpha[1] = prob(0, label_of(1));
+            alpha[1] = self.frame(0)[sequence.label(1)];
         }
         let mut log_scale = 0f64;
         // Below this, a bound on what alpha (at the current scale) can still become cannot
@@ -425,23 +408,9 @@ impl Posteriors {
             // can still end well.
             let lowest = states.saturating_sub(2 * (self.frames - t) + 2);
             if t > 0 {
-                // Of those, the states the frames so far can reach; updated in place from the
-                // last state down, as each reads only itself and the two before it.
+                // Of those, the states the frames so far can reach.
                 let highest = (2 * t + 2).min(states);
-                total = 0.0;
-                for s in (lowest..highest).rev() {
-                    let mut sum = alpha[s];
-                    if s >= 1 {
-                        sum += alpha[s - 1];
-                    }
-                    // Skipping the blank between two different labels.
-                    if s >= 2 && s % 2 == 1 && label_of(s) != label_of(s - 2) {
-                        sum += alpha[s - 2];
-                    }
-                    let a = sum * prob(t, label_of(s));
-                    alpha[s] = a;
-                    total += a;
-                }
+                total = sequence.forward(alpha, self.frame(t), lowest..highest);
                 alpha[..lowest].fill(0.0);
             }
             // The bound below is at most the total: where the total falls short, the bound
@@ -449,18 +418,9 @@ impl Posteriors {
             if total <= 0.0 || total < floor {
                 return f32::NEG_INFINITY;
             }
-            // What each state's alignments can still become: every label after it read in
-            // some later frame of its own.
-            let read_later = &self.read_from[(t + 1) * classes..(t + 2) * classes];
-            let mut rest = 1.0;
-            let mut bound = 0.0;
-            for s in (lowest..states).rev() {
-                bound += alpha[s] * rest;
-                if s % 2 == 1 {
-                    rest *= read_later[label_of(s)];
-                }
-            }
-            if bound < floor {
+            let read_later =
+                &self.read_from[(t + 1) * self.charset.classes()..][..self.charset.classes()];
+            if sequence.bound(alpha, lowest, read_later) < floor {
                 return f32::NEG_INFINITY;
             }
             if total < 1e-60 {
@@ -480,6 +440,83 @@ impl Posteriors {
         } else {
             (end.ln() + log_scale) as f32
         }
+    }
+
+    /// Frame `t`'s probabilities, by class (`probs`).
+    fn frame(&self, t: usize) -> &[f64] {
+        let classes = self.charset.classes();
+        &self.probs[t * classes..][..classes]
+    }
+}
+
+/// `len` values to work in: on the stack when they fit, as a cell's labels and states do.
+fn scratch<'a, T: Copy + Default, const N: usize>(
+    on_stack: &'a mut [T; N],
+    on_heap: &'a mut Vec<T>,
+    len: usize,
+) -> &'a mut [T] {
+    if len <= N {
+        &mut on_stack[..len]
+    } else {
+        on_heap.resize(len, T::default());
+        on_heap
+    }
+}
+
+/// A text's extended label sequence, as CTC aligns it: blank, l1, blank, l2, ..., blank.
+struct Extended<'a> {
+    labels: &'a [usize],
+}
+
+impl Extended<'_> {
+    fn states(&self) -> usize {
+        2 * self.labels.len() + 1
+    }
+
+    /// The class state `s` reads: the blank (0) or a label.
+    fn label(&self, s: usize) -> usize {
+        if s.is_multiple_of(2) {
+            0
+        } else {
+            self.labels[s / 2]
+        }
+    }
+
+    /// One frame of the forward recursion: the alignments of `alpha` (by state) carried
+    /// into a frame whose probabilities are `frame`, for the states in `states`; returns
+    /// their sum. Updated in place from the last state down, as each state reads only itself
+    /// and the two before it.
+    fn forward(&self, alpha: &mut [f64], frame: &[f64], states: Range<usize>) -> f64 {
+        let mut total = 0.0;
+        for s in states.rev() {
+            let mut sum = alpha[s];
+            if s >= 1 {
+                sum += alpha[s - 1];
+            }
+            // Skipping the blank between two different labels.
+            if s >= 2 && s % 2 == 1 && self.label(s) != self.label(s - 2) {
+                sum += alpha[s - 2];
+            }
+            let a = sum * frame[self.label(s)];
+            alpha[s] = a;
+            total += a;
+        }
+        total
+    }
+
+    /// What the alignments of `alpha` from state `lowest` on can still become at most:
+    /// every label after each state read in some later frame of its own (`read_later`, by
+    /// class: the chance of a class being read in some later frame).
+    fn bound(&self, alpha: &[f64], lowest: usize, read_later: &[f64]) -> f64 {
+        let mut rest = 1.0;
+        let mut bound = 0.0;
+        for s in (lowest..alpha.len()).rev() {
+            bound += alpha[s] * rest;
+            if s % 2 == 1 {
+                rest *= read_later[self.label(s)];
+            }
+        }
+        bound
     }
 }
 
