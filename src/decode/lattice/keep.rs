@@ -205,15 +205,6 @@ fn kept_in_rank_order<'c>(
     kept
 }
 
-/// A kept candidate before it is numbered as a node: its board, where its last move went,
-/// its edges within the layer's margin in the order offered, and which of them is its best.
-struct Built<'p> {
-    pos: Chess,
-    last_to: Option<Square>,
-    edges: Vec<&'p Offered>,
-    best_at: Option<u32>,
-}
-
 /// Keeps the best candidates of a layer as nodes, with their edges, replaying each kept
 /// candidate's position from its best edge. Besides the `width` best, the best candidate of
 /// each lineage that branched off 8, 16 or 32 edges back is kept (up to `lineage_extras`), so
@@ -238,44 +229,75 @@ pub(super) fn admit(
         .filter(|(_, c)| c.best >= top - margin)
         .collect();
     let kept = kept_in_rank_order(lattice, &mut ranked, cell, (width, alignment_quota), config);
-    // Each kept candidate's board, replayed from its best edge, and its edges within the
-    // margin, side by side; the nodes and edges are then numbered in rank order.
+    // Each kept candidate's board and edges, side by side; the nodes and edges are then
+    // numbered in rank order.
     let nodes = &lattice.nodes;
     let built: Vec<Built> = kept
         .par_iter()
         .with_min_len(NODES_PER_TASK)
-        .map(|&(key, cand, _)| {
-            let best_edge = pending.offered(key, cand.best_in);
-            let mut pos = nodes[best_edge.src as usize].pos.clone();
-            let mut last_to = None;
-            for step in best_edge.steps.iter() {
-                pos.play_unchecked(step.m);
-                last_to = Some(step.m.to());
-            }
-            // An edge the layer's margin excludes is dropped, wherever it was offered in the
-            // layer's work: which of them a running bound happened to let in depends on the
-            // order of the offers, and they carry no mass worth a float.
-            let mut best_at = None;
-            let mut edges = Vec::new();
-            for (index, edge) in pending.edges_of(key, cand) {
-                let score = nodes[edge.src as usize].best + edge.weight;
-                if index == cand.best_in {
-                    best_at = Some(edges.len() as u32);
-                } else if score < top - margin {
-                    continue;
-                }
-                edges.push(edge);
-            }
-            Built {
-                pos,
-                last_to,
-                edges,
-                best_at,
-            }
-        })
+        .map(|&(key, cand, _)| Built::of(&pending, nodes, (key, cand), top - margin))
         .collect();
-    // Nodes and edges are numbered in rank order, a node's edges in the order offered; each
-    // node's first edge is known beforehand, so both are built side by side.
+    append_layer(lattice, kept, built, cell)
+}
+
+/// A kept candidate before it is numbered as a node: its board, where its last move went,
+/// its edges within the layer's margin in the order offered, and which of them is its best.
+struct Built<'p> {
+    pos: Chess,
+    last_to: Option<Square>,
+    edges: Vec<&'p Offered>,
+    best_at: Option<u32>,
+}
+
+impl<'p> Built<'p> {
+    /// The candidate `cand` of key `key`: its board replayed from its best edge, and its
+    /// edges that reach `floor` (the layer's margin below its best) and its best edge.
+    fn of(
+        pending: &'p PendingLayer,
+        nodes: &[Node],
+        (key, cand): (u64, &Candidate),
+        floor: f32,
+    ) -> Built<'p> {
+        let best_edge = pending.offered(key, cand.best_in);
+        let mut pos = nodes[best_edge.src as usize].pos.clone();
+        let mut last_to = None;
+        for step in best_edge.steps.iter() {
+            pos.play_unchecked(step.m);
+            last_to = Some(step.m.to());
+        }
+        // An edge the layer's margin excludes is dropped, wherever it was offered in the
+        // layer's work: which of them a running bound happened to let in depends on the
+        // order of the offers, and they carry no mass worth a float.
+        let mut best_at = None;
+        let mut edges = Vec::new();
+        for (index, edge) in pending.edges_of(key, cand) {
+            let score = nodes[edge.src as usize].best + edge.weight;
+            if index == cand.best_in {
+                best_at = Some(edges.len() as u32);
+            } else if score < floor {
+                continue;
+            }
+            edges.push(edge);
+        }
+        Built {
+            pos,
+            last_to,
+            edges,
+            best_at,
+        }
+    }
+}
+
+/// Appends the kept candidates of layer `cell` (in rank order, with their lineages) to
+/// `lattice` as nodes, with their `built` boards and edges; returns the new nodes' ids. Nodes
+/// and edges are numbered in rank order, a node's edges in the order offered; each node's
+/// first edge is known beforehand, so both are built side by side.
+fn append_layer(
+    lattice: &mut Lattice,
+    kept: Vec<(u64, &Candidate, [u32; LINEAGE_DEPTHS])>,
+    built: Vec<Built>,
+    cell: u32,
+) -> Vec<u32> {
     let first_node = lattice.nodes.len() as u32;
     let first_edges: Vec<u32> = built
         .iter()

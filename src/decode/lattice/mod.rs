@@ -704,39 +704,17 @@ fn run_search<E: CellEvidence>(
     widened: &[bool],
     scored: Option<Caches>,
 ) -> Option<Lattice> {
-    let SearchInputs {
-        cells,
-        start,
-        lang,
-        config,
-        priors,
-    } = inputs;
     let own_priors;
-    let priors = if priors.serves(config) {
-        priors
+    let priors = if inputs.priors.serves(inputs.config) {
+        inputs.priors
     } else {
         own_priors = PriorMemo::default();
         &own_priors
     };
-    let n = cells.len();
-    let mut scorer = Scorer::new(cells, lang, config);
-    if let Some(scored) = scored.filter(|s| s.scores.len() == cells.len()) {
-        scorer.caches = scored;
-    }
-    let margins = (0..=n)
-        .map(|layer| layer_margin(config, widened, layer))
-        .collect();
-    let mut search = Search {
-        scorer,
-        pending: Pending::new(margins),
-        config,
-        priors,
-        cells: n,
-        line,
-        widened,
-    };
+    let n = inputs.cells.len();
+    let mut search = Search::new(&inputs, priors, line, widened, scored);
     let mut lattice = Lattice {
-        nodes: vec![Node::start(start)],
+        nodes: vec![Node::start(inputs.start)],
         edges: Vec::new(),
         finals: Vec::new(),
         scored: Caches::default(),
@@ -745,29 +723,65 @@ fn run_search<E: CellEvidence>(
     // Cells no move fits better than random writing: the prior alone ranks what follows, so the
     // next layer keeps more hypotheses until a readable cell decides between them.
     let mut uninformative = vec![false; n];
+    for cell in 1..=n {
+        search.expand_layer(&lattice, &layer, cell - 1, &mut uninformative);
+        layer = search.admit_layer(&mut lattice, cell, &uninformative);
+        let best = layer
+            .first()
+            .map_or(f32::NEG_INFINITY, |&id| lattice.nodes[id as usize].best);
+        if rival.is_some_and(|r| best < r[cell] - inputs.config.language_abandon) {
+            return None;
+        }
+    }
+    lattice.finals = layer;
+    if lattice.finals.is_empty() {
+        lattice.finals = lattice.deepest_nodes();
+    }
+    lattice.scored = search.scorer.into_caches();
+    Some(lattice)
+}
 
-    for cell in 0..=n {
-        if cell > 0 {
-            let bounds = search.layer_bounds(cell, &uninformative);
-            layer = admit(
-                &mut lattice,
-                search.pending.take_layer(cell),
-                cell as u32,
-                (bounds.width, bounds.alignment_quota),
-                bounds.margin,
-                config,
-            );
-            let best = layer
-                .first()
-                .map_or(f32::NEG_INFINITY, |&id| lattice.nodes[id as usize].best);
-            if rival.is_some_and(|r| best < r[cell] - config.language_abandon) {
-                return None;
-            }
+impl<'a, E: CellEvidence> Search<'a, E> {
+    /// A search of the cells of `inputs` with `priors` (the memo of `inputs`, or one of its
+    /// own where that serves another prior), starting from the scores of `scored` where it
+    /// holds the same cells' (see [`run_search`]).
+    fn new(
+        inputs: &SearchInputs<'a, E>,
+        priors: &'a PriorMemo,
+        line: Option<&'a [Move]>,
+        widened: &'a [bool],
+        scored: Option<Caches>,
+    ) -> Search<'a, E> {
+        let cells = inputs.cells;
+        let config = inputs.config;
+        let mut scorer = Scorer::new(cells, inputs.lang, config);
+        if let Some(scored) = scored.filter(|s| s.scores.len() == cells.len()) {
+            scorer.caches = scored;
         }
-        if cell == n {
-            lattice.finals = layer.clone();
-            break;
+        let margins = (0..=cells.len())
+            .map(|layer| layer_margin(config, widened, layer))
+            .collect();
+        Search {
+            scorer,
+            pending: Pending::new(margins),
+            config,
+            priors,
+            cells: cells.len(),
+            line,
+            widened,
         }
+    }
+
+    /// Every move from the nodes of `layer` (those that have read `cell` cells) and how it
+    /// fits cell `cell`, slips included, offered to the layers ahead (`pending`). Marks the
+    /// cells found `uninformative` on the way.
+    fn expand_layer(
+        &mut self,
+        lattice: &Lattice,
+        layer: &[u32],
+        cell: usize,
+        uninformative: &mut [bool],
+    ) {
         // Every node's moves and how each fits this cell: the bulk of a layer's work, and
         // independent from node to node, so it runs side by side before the nodes are
         // extended in rank order.
@@ -776,28 +790,41 @@ fn run_search<E: CellEvidence>(
             .with_min_len(NODES_PER_TASK)
             .map(|&id| {
                 let node = &lattice.nodes[id as usize];
-                search.children((&node.pos, node.key), node.last_to, node.ply)
+                self.children((&node.pos, node.key), node.last_to, node.ply)
             })
             .collect();
-        search
-            .scorer
+        self.scorer
             .prescore(cell, layer_kids.iter().flatten().map(|kid| &kid.facts));
         let nodes = LayerNodes {
-            lattice: &lattice,
-            ids: &layer,
+            lattice,
+            ids: layer,
             kids: &layer_kids,
             cell,
         };
-        let best_fits = search.extend_layer(&nodes);
-        let slip_work = search.slip_work(&nodes, best_fits, &mut uninformative);
-        let skipped_before = search.work_slips(&nodes, &slip_work, &mut uninformative);
-        search.skip_from_ancestors(&nodes, skipped_before);
+        let best_fits = self.extend_layer(&nodes);
+        let slip_work = self.slip_work(&nodes, best_fits, uninformative);
+        let skipped_before = self.work_slips(&nodes, &slip_work, uninformative);
+        self.skip_from_ancestors(&nodes, skipped_before);
     }
-    if lattice.finals.is_empty() {
-        lattice.finals = lattice.deepest_nodes();
+
+    /// The nodes that enter layer `cell` (`cell` ≥ 1) of `lattice` from those offered to it,
+    /// best first.
+    fn admit_layer(
+        &mut self,
+        lattice: &mut Lattice,
+        cell: usize,
+        uninformative: &[bool],
+    ) -> Vec<u32> {
+        let bounds = self.layer_bounds(cell, uninformative);
+        admit(
+            lattice,
+            self.pending.take_layer(cell),
+            cell as u32,
+            (bounds.width, bounds.alignment_quota),
+            bounds.margin,
+            self.config,
+        )
     }
-    lattice.scored = search.scorer.into_caches();
-    Some(lattice)
 }
 
 /// How a layer is admitted: how many nodes it keeps, how many of them are kept per alignment
