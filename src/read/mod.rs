@@ -133,6 +133,17 @@ pub struct GameCell {
     pub copy: Option<Box<GameCell>>,
 }
 
+impl GameCell {
+    /// Which sheet the cell is on, in a game whose own sheet has `own_pages` pages.
+    fn sheet(&self, own_pages: usize) -> WhichSheet {
+        if self.page < own_pages {
+            WhichSheet::Own
+        } else {
+            WhichSheet::Copy
+        }
+    }
+}
+
 /// The evidence of one ply: a cell read by the model, a blank (no ink, or no cell found at
 /// that ply), or the same ply on both players' sheets.
 pub enum CellReading {
@@ -324,21 +335,8 @@ pub fn read_game(
     options: &ReadOptions,
 ) -> Result<GameRead, ReadError> {
     let (own_read, copy_read, notation) = read_sheets(sheets, copy, reader, options);
-    // Descriptive notation is English's alone.
-    let english = Language::by_code("en").expect("English is a known language");
-    let options = &ReadOptions {
-        language: match (notation, options.language) {
-            (Notation::Descriptive, LanguageChoice::Auto) => LanguageChoice::Fixed(english),
-            (_, language) => language,
-        },
-        ..options.clone()
-    };
-    let mut decoder = options.decoder.clone();
-    if notation == Notation::Descriptive {
-        decoder.rescue_escalation_width = decoder
-            .rescue_escalation_width
-            .min(DESCRIPTIVE_ESCALATION_WIDTH);
-    }
+    let (options, mut decoder) = settled_for(notation, options);
+    let options = &options;
     // Every decode of the game expands mostly the same positions.
     let priors = PriorMemo::default();
     let Gathered {
@@ -367,18 +365,12 @@ pub fn read_game(
     }
     // The language stays the one found: the game is decoded again in it, if at all.
     let copy_language = decoder.copy_language.unwrap_or(game.language);
-    let sheet_of = |cell: &GameCell| {
-        if cell.page < sheets.len() {
-            WhichSheet::Own
-        } else {
-            WhichSheet::Copy
-        }
-    };
+    let own_pages = sheets.len();
     // The readings as the reader made them, for the report, when the game is decoded again
     // from the writer's adapted ones.
     let mut as_read = None;
     if options.adapt_to_writer {
-        let sheets_read: Vec<WhichSheet> = cells.iter().map(sheet_of).collect();
+        let sheets_read: Vec<WhichSheet> = cells.iter().map(|c| c.sheet(own_pages)).collect();
         let rounds = WriterRounds {
             sheets_read: &sheets_read,
             copy_language,
@@ -388,23 +380,17 @@ pub fn read_game(
         };
         (game, as_read) = adapt_to_writer(game, &mut evidence, &rounds);
     }
-    mark_sheets_differ(&mut game, &evidence, &decoder);
-    mark_written_alike(&mut game, &evidence, &decoder);
+    let (start_doubt, later_pages) = mark_for_review(
+        &mut game,
+        &cells,
+        &evidence,
+        &decoder,
+        (&pages, &copy_pages),
+        &options.start,
+    );
     let as_read = as_read.as_ref().unwrap_or(&evidence);
-    let start_doubt = doubted_start(&game, &cells, &options.start);
-    let later_pages = later_page_openings(&game, &cells, &pages, &copy_pages);
-    flag_faint_readings(&mut game, &cells);
-    mark_doubtful_stretches(&mut game, &decoder);
-    // After the stretches: a page photographed small has many moves under the bar, and as
-    // stretches they would flag the sure ones around them too.
-    let small_page: Vec<bool> = pages
-        .iter()
-        .chain(&copy_pages)
-        .map(|page| small_cell_height(page).is_some())
-        .collect();
-    flag_small_cell_readings(&mut game, &cells, &small_page);
     for (cell, reading) in cells.iter_mut().zip(as_read) {
-        let language = match sheet_of(cell) {
+        let language = match cell.sheet(own_pages) {
             WhichSheet::Own => game.language,
             WhichSheet::Copy => copy_language,
         };
@@ -423,6 +409,55 @@ pub fn read_game(
         later_pages,
         notation,
     })
+}
+
+/// The options and decoder settings a game written in `notation` is read with: descriptive
+/// notation is English's alone, and its searches escalate less wide.
+fn settled_for(notation: Notation, options: &ReadOptions) -> (ReadOptions, DecoderConfig) {
+    let english = Language::by_code("en").expect("English is a known language");
+    let options = ReadOptions {
+        language: match (notation, options.language) {
+            (Notation::Descriptive, LanguageChoice::Auto) => LanguageChoice::Fixed(english),
+            (_, language) => language,
+        },
+        ..options.clone()
+    };
+    let mut decoder = options.decoder.clone();
+    if notation == Notation::Descriptive {
+        decoder.rescue_escalation_width = decoder
+            .rescue_escalation_width
+            .min(DESCRIPTIVE_ESCALATION_WIDTH);
+    }
+    (options, decoder)
+}
+
+/// Marks and flags the decoded game's moves for review, and returns the doubts about its
+/// start ([`doubted_start`]) and later pages ([`later_page_openings`]). The doubts count the
+/// moves flagged by the decoder and the copies' disagreements, before the flags for faint,
+/// doubtful and small readings, which would otherwise count too; the stretches come before
+/// the small pages' flags: a page photographed small has many moves under the bar, and as
+/// stretches they would flag the sure ones around them too.
+fn mark_for_review(
+    game: &mut Game,
+    cells: &[GameCell],
+    evidence: &[CellReading],
+    decoder: &DecoderConfig,
+    (pages, copy_pages): (&[Cells], &[Cells]),
+    start: &StartPosition,
+) -> (Option<usize>, Vec<LaterPageOpening>) {
+    mark_sheets_differ(game, evidence, decoder);
+    mark_written_alike(game, evidence, decoder);
+    let start_doubt = doubted_start(game, cells, start);
+    let later_pages = later_page_openings(game, cells, pages, copy_pages);
+    flag_faint_readings(game, cells);
+    mark_doubtful_stretches(game, decoder);
+    let small_page: Vec<bool> = pages
+        .iter()
+        .chain(copy_pages)
+        .map(|page| small_cell_height(page).is_some())
+        .collect();
+    flag_small_cell_readings(game, cells, &small_page);
+    (start_doubt, later_pages)
 }
 
 /// Reads the cells of the game's own sheet and of the other player's copy (`None` without
