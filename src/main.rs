@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use scoresheet::batch::{self, BatchGame, Shard};
+use scoresheet::batch::{self, BatchGame, BatchSummary, Shard};
 use scoresheet::decode::CellEvidence;
 use scoresheet::decode::{
     decode, decode_both_sheets, DecoderConfig, Game, LanguageChoice, PriorMemo, Transcript,
@@ -14,8 +14,8 @@ use scoresheet::notation::{Language, LANGUAGES};
 use scoresheet::page::overlay::draw_overlay;
 use scoresheet::page::{find_cells, PageFile, PageOptions, Sheet};
 use scoresheet::read::{
-    read_game_files, torn_page_note, upright_cells, CellsToRead, FilesRead, NotationChoice,
-    ReadOptions,
+    read_game_files, torn_page_note, upright_cells, CellsToRead, FilesRead, GameRead,
+    NotationChoice, ReadOptions,
 };
 use scoresheet::recognize::Reader;
 use scoresheet::report::{to_json, to_pgn, PgnTags};
@@ -556,6 +556,18 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     let (pages, copy) = (page_files(&args.pages), page_files(&args.copy));
     let FilesRead { sheets, copy, read } =
         read_game_files(&pages, &copy, reader, &options).map_err(|e| e.to_string())?;
+    write_read_outputs(args, &read, (&sheets, &copy))?;
+    print_read_notes(&pages[0].to_string(), &read, &options);
+    Ok(())
+}
+
+/// Writes the game read as `args` ask: PGN or JSON (to `-o` or standard output), the review
+/// page and the overlays of its pages.
+fn write_read_outputs(
+    args: &ReadArgs,
+    read: &GameRead,
+    (sheets, copy): (&[Sheet], &[Sheet]),
+) -> Result<(), String> {
     let tags = args.game.tags();
     let text = match args.format {
         Format::Pgn => read.to_pgn(&tags),
@@ -565,18 +577,23 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     };
     write_output(args.output.as_deref(), &text)?;
     if let Some(path) = &args.report {
-        let html = read.review_html(&sheets, &copy, &tags);
+        let html = read.review_html(sheets, copy, &tags);
         std::fs::write(path, html).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if let Some(path) = &args.overlay {
-        for (page, image) in read.overlays(&sheets).iter().enumerate() {
+        for (page, image) in read.overlays(sheets).iter().enumerate() {
             let path = numbered_page(path, page);
             image
                 .save_with_format(&path, image::ImageFormat::Png)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
-    let name = pages[0].to_string();
+    Ok(())
+}
+
+/// The warnings and notes of a game read (`name`: its first page), on standard error: what
+/// an arbiter should know before trusting the moves.
+fn print_read_notes(name: &str, read: &GameRead, options: &ReadOptions) {
     if let Some(set_aside) = &read.set_aside {
         eprintln!("{name}: warning: {}", set_aside.note());
     }
@@ -603,8 +620,7 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
     for note in read.continuation_notes() {
         eprintln!("warning: {note}");
     }
-    report_doubts(&name, &read.game);
-    Ok(())
+    report_doubts(name, &read.game);
 }
 
 /// `path` for the first page; `stem-2.ext`, `stem-3.ext`... beside it for the next ones.
@@ -674,9 +690,25 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
     let summary = pool
         .install(|| batch::run(&games, shard, &args.out, reader, &options, args.reports))
         .map_err(|e| e.to_string())?;
+    print_batch_summary(&args.out, &summary);
+    if summary.failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} games could not be read (listed in the summary in {})",
+            summary.failures.len(),
+            summary.games,
+            args.out.display()
+        ))
+    }
+}
+
+/// What a batch did, on standard error: the counts, then every failure and every game or
+/// page an archivist should look at (the summary file lists the same).
+fn print_batch_summary(out: &Path, summary: &BatchSummary) {
     eprintln!(
         "{}: {} games ({} read now, {} done before), {} moves, {} flagged, {} failed, {:.1} s",
-        args.out.display(),
+        out.display(),
         summary.games,
         summary.read,
         summary.skipped,
@@ -717,15 +749,5 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
             "  a later page may not continue the game (another game's sheet, or the copy?): \
              {file}"
         );
-    }
-    if summary.failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} of {} games could not be read (listed in the summary in {})",
-            summary.failures.len(),
-            summary.games,
-            args.out.display()
-        ))
     }
 }
