@@ -311,9 +311,43 @@ struct RulingPiece {
 /// The evenly spaced rows crossing the column between long rulings `left` and `right`.
 fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine]) -> Option<Column> {
     let (l, r) = (&long[left], &long[right]);
-    let (y0, y1) = (l.y0.max(r.y0), l.y1.min(r.y1));
-    let mid_y = (y0 + y1) / 2.0;
+    let mid_y = (l.y0.max(r.y0) + l.y1.min(r.y1)) / 2.0;
     let width = r.x_at(mid_y) - l.x_at(mid_y);
+    let crossing_rows = crossing_rulings((l, r), width, horizontals);
+    if crossing_rows.len() < 5 {
+        return None;
+    }
+    let ys: Vec<f32> = crossing_rows.iter().map(|r| r.0).collect();
+    let (chain, rows) = longest_row_chain(&ys)?;
+    if rows < 4 {
+        return None;
+    }
+    let mut run = vec![crossing_rows[chain[0].0].1];
+    for pair in chain.windows(2) {
+        let ((from, _), (to, k)) = (pair[0], pair[1]);
+        let (a, b) = (&crossing_rows[from].1, &crossing_rows[to].1);
+        // The rulings a chain stepped over (hidden by writing) are put back evenly.
+        for step in 1..k {
+            run.push(HLine::between(a, b, step as f32 / k as f32));
+        }
+        run.push(*b);
+    }
+    Some(Column {
+        left,
+        right,
+        width,
+        run,
+    })
+}
+
+/// The horizontal rulings that cross the column between `l` and `r` (`width` wide at its
+/// middle), top to bottom: each at its height there, with the longest piece of it found.
+fn crossing_rulings(
+    (l, r): (&VLine, &VLine),
+    width: f32,
+    horizontals: &[HLine],
+) -> Vec<(f32, HLine)> {
+    let (y0, y1) = (l.y0.max(r.y0), l.y1.min(r.y1));
     let tolerance = 8.0;
     let mut pieces: Vec<RulingPiece> = horizontals
         .iter()
@@ -349,15 +383,17 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
             crossing_rows.push((longest.y, longest.line));
         }
     }
-    if crossing_rows.len() < 5 {
-        return None;
-    }
-    let ys: Vec<f32> = crossing_rows.iter().map(|r| r.0).collect();
+    crossing_rows
+}
+
+/// The longest chain of rulings at heights `ys` (top to bottom) spaced by whole rows of
+/// their median spacing, as `(ruling, rows from the one before)`, and how many rows it spans;
+/// a stray stroke between two rulings (a long crossing-out) is stepped over. `None` where
+/// the rulings are too close to be rows.
+fn longest_row_chain(ys: &[f32]) -> Option<(Vec<(usize, usize)>, usize)> {
     let mut spacings: Vec<f32> = ys.windows(2).map(|w| w[1] - w[0]).collect();
-    let spacing = {
-        spacings.sort_by(f32::total_cmp);
-        spacings[spacings.len() / 2]
-    };
+    spacings.sort_by(f32::total_cmp);
+    let spacing = *spacings.get(spacings.len() / 2)?;
     if spacing < 6.0 {
         return None;
     }
@@ -368,8 +404,6 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
         ((1.0..=3.0).contains(&k) && (gap - k * spacing).abs() <= 0.15 * spacing * k.sqrt())
             .then_some(k as usize)
     };
-    // The longest chain of rulings spaced by whole rows; a stray stroke between two rulings
-    // (a long crossing-out) is stepped over.
     let (mut best, mut best_rows): (Vec<(usize, usize)>, usize) = (Vec::new(), 0);
     for start in 0..ys.len() {
         let mut chain = vec![(start, 0)];
@@ -387,24 +421,7 @@ fn column_rows(long: &[VLine], left: usize, right: usize, horizontals: &[HLine])
             best = chain;
         }
     }
-    if best_rows < 4 {
-        return None;
-    }
-    let mut run = vec![crossing_rows[best[0].0].1];
-    for pair in best.windows(2) {
-        let ((from, _), (to, k)) = (pair[0], pair[1]);
-        let (a, b) = (&crossing_rows[from].1, &crossing_rows[to].1);
-        for step in 1..k {
-            run.push(HLine::between(a, b, step as f32 / k as f32));
-        }
-        run.push(*b);
-    }
-    Some(Column {
-        left,
-        right,
-        width,
-        run,
-    })
+    Some((best, best_rows))
 }
 
 /// Ink in a cell's inner part, ruling pixels left out, as a share of that area.
