@@ -476,21 +476,7 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
     let recorded = written.len();
 
     let px_per_mm = request.dpi / 25.4;
-    let paper = paper_colour(&mut rng);
-    let print_grey = 30.0 + rng.unit() as f32 * 50.0;
-    // A first sheet's form is printed as laid out; a later one numbers its rows on.
-    let numbered_on = match later_pages {
-        0 => std::borrow::Cow::Borrowed(layout),
-        _ => std::borrow::Cow::Owned(layout.numbered_on(later_pages)),
-    };
-    let form = PrintedForm {
-        layout: &numbered_on,
-        lang,
-        px_per_mm,
-        paper,
-        print_grey,
-    };
-    let mut page = print_form(scripts, &form);
+    let mut page = blank_form(scripts, request, px_per_mm, &mut rng);
     // The player's writing: header, then the moves.
     let hand_on_page = HandOnPage {
         scripts,
@@ -506,29 +492,10 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
         draw_offer,
     } = write_moves(&mut page, &hand_on_page, &cells, &entries, &mut rng);
 
-    let capture = request.capture.unwrap_or(if rng.chance(0.5) {
-        Capture::Scan
-    } else {
-        Capture::Photo
-    });
-    let shot: Shot = match capture {
-        Capture::Scan => camera::scan(&page, &mut rng),
-        Capture::Photo => camera::photograph(&page, &mut rng),
-    }
-    .ok_or("the camera's view of the page degenerated")?;
+    let (capture, shot) = captured(&page, request.capture, &mut rng)?;
 
     let cell_truths = cell_truths(&cells, &entries, &shot, px_per_mm);
 
-    let mut san_pos = request.game.start.position.clone();
-    let english = Language::by_code("en").expect("English is a language");
-    let moves_san = request.game.moves[..recorded]
-        .iter()
-        .map(|&m| {
-            let san = san_in(&san_pos, m, english);
-            san_pos.play_unchecked(m);
-            san
-        })
-        .collect();
     let image_size = [shot.image.width(), shot.image.height()];
     let truth = SheetTruth {
         id: request.id.clone(),
@@ -538,7 +505,7 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
         style: writer.description.clone(),
         start_fen: request.game.start.fen(),
         start_kind: request.game.start_kind.name().to_string(),
-        moves_san,
+        moves_san: english_san(request.game, recorded),
         written,
         image_size,
         page_quad: shot.page_quad,
@@ -546,12 +513,7 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
         flags: SheetFlags {
             capture: capture.name().to_string(),
             camera: shot.effects.clone(),
-            hand: match hand.source {
-                super::hand::LetterSource::Glyphs { .. } => "real glyphs".to_string(),
-                super::hand::LetterSource::Font(i) => {
-                    format!("font {}", scripts.fonts[i].name)
-                }
-            },
+            hand: hand_description(&hand, scripts),
             ink: hand.ink,
             skipped_moves: skipped,
             crossed_out,
@@ -567,6 +529,74 @@ pub fn render_sheet(scripts: &Scripts, request: &SheetRequest) -> Result<Rendere
         jpeg_quality: shot.jpeg_quality,
         truth,
     })
+}
+
+/// The sheet's form as printed, before anyone writes on it: a first sheet's as laid out, a
+/// later one's with its rows numbered on; the paper's colour and the print's grey drawn from
+/// `rng`.
+fn blank_form(
+    scripts: &Scripts,
+    request: &SheetRequest,
+    px_per_mm: f32,
+    rng: &mut Rng,
+) -> RgbImage {
+    let paper = paper_colour(rng);
+    let print_grey = 30.0 + rng.unit() as f32 * 50.0;
+    let later_pages = request.page.saturating_sub(1);
+    let numbered_on = match later_pages {
+        0 => std::borrow::Cow::Borrowed(request.layout),
+        _ => std::borrow::Cow::Owned(request.layout.numbered_on(later_pages)),
+    };
+    let form = PrintedForm {
+        layout: &numbered_on,
+        lang: request.language,
+        px_per_mm,
+        paper,
+        print_grey,
+    };
+    print_form(scripts, &form)
+}
+
+/// The written page scanned or photographed, as `capture` asks or (`None`) either at even
+/// odds.
+fn captured(
+    page: &RgbImage,
+    capture: Option<Capture>,
+    rng: &mut Rng,
+) -> Result<(Capture, Shot), String> {
+    let capture = capture.unwrap_or(if rng.chance(0.5) {
+        Capture::Scan
+    } else {
+        Capture::Photo
+    });
+    let shot = match capture {
+        Capture::Scan => camera::scan(page, rng),
+        Capture::Photo => camera::photograph(page, rng),
+    }
+    .ok_or("the camera's view of the page degenerated")?;
+    Ok((capture, shot))
+}
+
+/// The first `recorded` moves of `game` in English SAN, for the truth file.
+fn english_san(game: &SheetGame, recorded: usize) -> Vec<String> {
+    let mut position = game.start.position.clone();
+    let english = Language::by_code("en").expect("English is a language");
+    game.moves[..recorded]
+        .iter()
+        .map(|&m| {
+            let san = san_in(&position, m, english);
+            position.play_unchecked(m);
+            san
+        })
+        .collect()
+}
+
+/// What the writer's letters were made of, for the truth file's flags.
+fn hand_description(hand: &Hand, scripts: &Scripts) -> String {
+    match hand.source {
+        super::hand::LetterSource::Glyphs { .. } => "real glyphs".to_string(),
+        super::hand::LetterSource::Font(i) => format!("font {}", scripts.fonts[i].name),
+    }
 }
 
 /// What a sheet's printed form looks like: its layout and language (the columns' titles),
