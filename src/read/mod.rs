@@ -432,11 +432,11 @@ fn settled_for(notation: Notation, options: &ReadOptions) -> (ReadOptions, Decod
 }
 
 /// Marks and flags the decoded game's moves for review, and returns the doubts about its
-/// start ([`doubted_start`]) and later pages ([`later_page_openings`]). The doubts count the
-/// moves flagged by the decoder and the copies' disagreements, before the flags for faint,
-/// doubtful and small readings, which would otherwise count too; the stretches come before
-/// the small pages' flags: a page photographed small has many moves under the bar, and as
-/// stretches they would flag the sure ones around them too.
+/// start ([`doubted_start`]) and later pages ([`later_page_openings`]). The doubts are
+/// counted after the copies' and look-alikes' marks and before the flags for faint, doubtful
+/// and small readings, which would otherwise count too; the stretches come before the small
+/// pages' flags: a page photographed small has many moves under the bar, and as stretches
+/// they would flag the sure ones around them too.
 fn mark_for_review(
     game: &mut Game,
     cells: &[GameCell],
