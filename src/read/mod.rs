@@ -1133,8 +1133,7 @@ fn read_pages<'r>(
     options: &ReadOptions,
 ) -> Result<(PagesRead, SheetsReadWith<'r>), ReadError> {
     let mut pages = Vec::with_capacity(sheets.len());
-    let mut cells = Vec::new();
-    let mut evidence = Vec::new();
+    let mut in_order = CellsInOrder::default();
     let mut read_with = SheetsReadWith {
         reader,
         notation: Notation::Algebraic,
@@ -1171,48 +1170,80 @@ fn read_pages<'r>(
             expected_ply = 2;
         }
         for (cell, reading) in by_ply {
-            // A ply the page stage found no cell for is a blank, so later plies keep their place.
-            while expected_ply < cell.ply {
-                evidence.push(CellReading::Blank(TypedCell::new("")));
-                cells.push(GameCell {
-                    page,
-                    cell: Cell {
-                        ply: expected_ply,
-                        quad: [[0.0; 2]; 4],
-                        bbox: [0.0; 4],
-                        ink: false,
-                        ink_share: 0.0,
-                        overrun: 0.0,
-                    },
-                    text: String::new(),
-                    text_confidence: 0.0,
-                    copy: None,
-                });
-                expected_ply += 1;
+            for missing in expected_ply..cell.ply {
+                in_order.push_missing(page, missing);
             }
             expected_ply = cell.ply + 1;
-            // A cell left unread is past the game's last inked cell: it holds no writing.
-            let written =
-                reading.filter(|reading| holds_writing(&cell, reading.text(), last_inked_ply));
-            let (text, text_confidence) = match &written {
-                Some(reading) => (reading.text().to_string(), reading.text_confidence()),
-                None => (String::new(), 0.0),
-            };
-            evidence.push(match written {
-                Some(reading) => CellReading::Read(reading.with_scale(options.evidence_scale)),
-                None => CellReading::Blank(TypedCell::new("")),
-            });
-            cells.push(GameCell {
-                page,
-                cell,
-                text,
-                text_confidence,
-                copy: None,
-            });
+            in_order.push_found(
+                (page, cell),
+                reading,
+                last_inked_ply,
+                options.evidence_scale,
+            );
         }
         pages.push(found);
     }
+    let CellsInOrder { cells, evidence } = in_order;
     Ok(((pages, cells, evidence), read_with))
+}
+
+/// A game's cells and their evidence as its pages are read, ply after ply.
+#[derive(Default)]
+struct CellsInOrder {
+    cells: Vec<GameCell>,
+    evidence: Vec<CellReading>,
+}
+
+impl CellsInOrder {
+    /// A ply of page `page` the page stage found no cell for: a blank, so that later plies
+    /// keep their place.
+    fn push_missing(&mut self, page: usize, ply: u32) {
+        self.evidence.push(CellReading::Blank(TypedCell::new("")));
+        self.cells.push(GameCell {
+            page,
+            cell: Cell {
+                ply,
+                quad: [[0.0; 2]; 4],
+                bbox: [0.0; 4],
+                ink: false,
+                ink_share: 0.0,
+                overrun: 0.0,
+            },
+            text: String::new(),
+            text_confidence: 0.0,
+            copy: None,
+        });
+    }
+
+    /// A cell found on page `page` and what was read there (`None`: not read), its evidence
+    /// weighed by `evidence_scale`. A cell left unread is a blank, and so is one without ink
+    /// of its own unless something was read in it before the game's last inked cell
+    /// ([`holds_writing`]).
+    fn push_found(
+        &mut self,
+        (page, cell): (usize, Cell),
+        reading: Option<CtcCell>,
+        last_inked_ply: Option<u32>,
+        evidence_scale: f32,
+    ) {
+        let written =
+            reading.filter(|reading| holds_writing(&cell, reading.text(), last_inked_ply));
+        let (text, text_confidence) = match &written {
+            Some(reading) => (reading.text().to_string(), reading.text_confidence()),
+            None => (String::new(), 0.0),
+        };
+        self.evidence.push(match written {
+            Some(reading) => CellReading::Read(reading.with_scale(evidence_scale)),
+            None => CellReading::Blank(TypedCell::new("")),
+        });
+        self.cells.push(GameCell {
+            page,
+            cell,
+            text,
+            text_confidence,
+            copy: None,
+        });
+    }
 }
 
 /// The reader a sheet's cells were read with, and the notation it reads.
