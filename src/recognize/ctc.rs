@@ -259,41 +259,8 @@ impl Posteriors {
     /// known, this is the reading in that language's letters
     /// ([`crate::notation::Language::writes`]).
     pub fn likeliest_text_in(&self, admits: impl Fn(char) -> bool, beam: usize) -> String {
-        /// A text's beginning: its classes and its probability so far, ending in a blank
-        /// frame or in a frame of its last letter.
-        struct Prefix {
-            labels: Vec<usize>,
-            blank: f64,
-            letter: f64,
-        }
-        fn add(prefixes: &mut Vec<Prefix>, labels: &[usize], blank: f64, letter: f64) {
-            match prefixes.iter_mut().find(|p| p.labels == labels) {
-                Some(p) => {
-                    p.blank += blank;
-                    p.letter += letter;
-                }
-                None => prefixes.push(Prefix {
-                    labels: labels.to_vec(),
-                    blank,
-                    letter,
-                }),
-            }
-        }
         let classes = self.charset.classes();
-        let admitted: Vec<usize> = (1..classes)
-            .filter(|&class| self.charset.char(class).is_some_and(&admits))
-            .collect();
-        // Where a letter stands for its twins, its probability is their sum (held at the
-        // representative); else its own.
-        let mut stands_for_twins = vec![false; classes];
-        for &class in &admitted {
-            let twin = self.charset.representative[class];
-            stands_for_twins[class] = admitted
-                .iter()
-                .filter(|&&other| self.charset.representative[other] == twin)
-                .count()
-                == 1;
-        }
+        let (admitted, stands_for_twins) = self.admitted_classes(admits);
         let mut prefixes = vec![Prefix {
             labels: Vec::new(),
             blank: 1.0,
@@ -301,6 +268,8 @@ impl Posteriors {
         }];
         for t in 0..self.frames {
             let at = t * classes;
+            // Where a letter stands for its twins, its probability is their sum (held at the
+            // representative); else its own.
             let mass = |class: usize| {
                 if stands_for_twins[class] {
                     self.probs[at + self.charset.representative[class]]
@@ -308,36 +277,16 @@ impl Posteriors {
                     (self.log_probs[at + class] as f64).exp()
                 }
             };
-            let blank = self.probs[at];
             let letters: Vec<(usize, f64)> = admitted
                 .iter()
                 .map(|&class| (class, mass(class)))
                 .filter(|&(_, p)| p > 1e-4)
                 .collect();
-            let mut next: Vec<Prefix> = Vec::with_capacity(prefixes.len() * (letters.len() + 1));
-            for prefix in &prefixes {
-                let total = prefix.blank + prefix.letter;
-                add(&mut next, &prefix.labels, total * blank, 0.0);
-                let last = prefix.labels.last().copied();
-                if let Some(last) = last {
-                    add(&mut next, &prefix.labels, 0.0, prefix.letter * mass(last));
-                }
-                for &(class, p) in &letters {
-                    // The same letter twice needs a blank between.
-                    let before = if last == Some(class) {
-                        prefix.blank
-                    } else {
-                        total
-                    };
-                    let mut labels = prefix.labels.clone();
-                    labels.push(class);
-                    add(&mut next, &labels, 0.0, before * p);
-                }
-            }
-            next.sort_by(|a, b| (b.blank + b.letter).total_cmp(&(a.blank + a.letter)));
+            let mut next = Prefix::extended(&prefixes, self.probs[at], &letters, mass);
+            next.sort_by(|a, b| b.total().total_cmp(&a.total()));
             next.truncate(beam.max(1));
             // Rescaled so that long cells stay in range; only the order matters.
-            let top = next[0].blank + next[0].letter;
+            let top = next[0].total();
             if top > 0.0 {
                 for p in &mut next {
                     p.blank /= top;
@@ -351,6 +300,25 @@ impl Posteriors {
             .iter()
             .filter_map(|&class| self.charset.char(class))
             .collect()
+    }
+
+    /// The letter classes `admits` lets in, and by class whether a letter stands for all its
+    /// look-alike twins ([`LOOKALIKES`]): where it is the only one of them let in.
+    fn admitted_classes(&self, admits: impl Fn(char) -> bool) -> (Vec<usize>, Vec<bool>) {
+        let classes = self.charset.classes();
+        let admitted: Vec<usize> = (1..classes)
+            .filter(|&class| self.charset.char(class).is_some_and(&admits))
+            .collect();
+        let mut stands_for_twins = vec![false; classes];
+        for &class in &admitted {
+            let twin = self.charset.representative[class];
+            stands_for_twins[class] = admitted
+                .iter()
+                .filter(|&&other| self.charset.representative[other] == twin)
+                .count()
+                == 1;
+        }
+        (admitted, stands_for_twins)
     }
 
     /// Natural-log likelihood that the cell shows `text`: the sum over every alignment of
@@ -446,6 +414,68 @@ impl Posteriors {
     fn frame(&self, t: usize) -> &[f64] {
         let classes = self.charset.classes();
         &self.probs[t * classes..][..classes]
+    }
+}
+
+/// A text's beginning in [`Posteriors::likeliest_text_in`]'s beam: its classes and its
+/// probability so far, ending in a blank frame or in a frame of its last letter.
+struct Prefix {
+    labels: Vec<usize>,
+    blank: f64,
+    letter: f64,
+}
+
+impl Prefix {
+    fn total(&self) -> f64 {
+        self.blank + self.letter
+    }
+
+    /// Every prefix of `prefixes` carried one frame on, in which the blank has probability
+    /// `blank` and each letter `(class, probability)` of `letters` is read (`mass`: any
+    /// class's probability there); prefixes of the same text merged.
+    fn extended(
+        prefixes: &[Prefix],
+        blank: f64,
+        letters: &[(usize, f64)],
+        mass: impl Fn(usize) -> f64,
+    ) -> Vec<Prefix> {
+        let mut next: Vec<Prefix> = Vec::with_capacity(prefixes.len() * (letters.len() + 1));
+        for prefix in prefixes {
+            let total = prefix.total();
+            add_prefix(&mut next, &prefix.labels, total * blank, 0.0);
+            let last = prefix.labels.last().copied();
+            if let Some(last) = last {
+                add_prefix(&mut next, &prefix.labels, 0.0, prefix.letter * mass(last));
+            }
+            for &(class, p) in letters {
+                // The same letter twice needs a blank between.
+                let before = if last == Some(class) {
+                    prefix.blank
+                } else {
+                    total
+                };
+                let mut labels = prefix.labels.clone();
+                labels.push(class);
+                add_prefix(&mut next, &labels, 0.0, before * p);
+            }
+        }
+        next
+    }
+}
+
+/// Adds the probabilities `blank` and `letter` to the prefix of `labels` in `prefixes`, or
+/// adds that prefix.
+fn add_prefix(prefixes: &mut Vec<Prefix>, labels: &[usize], blank: f64, letter: f64) {
+    match prefixes.iter_mut().find(|p| p.labels == labels) {
+        Some(p) => {
+            p.blank += blank;
+            p.letter += letter;
+        }
+        None => prefixes.push(Prefix {
+            labels: labels.to_vec(),
+            blank,
+            letter,
+        }),
     }
 }
 
