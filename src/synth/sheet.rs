@@ -18,7 +18,7 @@ use super::rng::Rng;
 use super::transcript::{notation_slip, sample_form, wrong_square, Writer};
 use crate::decode::MovePrior;
 use crate::games::PgnGame;
-use crate::notation::{legal_moves_with_facts, san_in, Language};
+use crate::notation::{legal_moves_with_facts, san_in, Language, MoveFacts};
 use crate::start::StartPosition;
 
 /// The game a sheet records, from its start.
@@ -315,36 +315,56 @@ pub(crate) fn plan_entries(
             entries.push(entry);
             continue;
         }
-        let mut text = if rng.chance(habits.notation_slip) {
-            entry.effects.push("slip");
-            notation_slip(&facts, lang, &writer.style, rng)
-        } else {
-            sample_form(&facts, lang, &writer.style, rng)
-        };
-        if rng.chance(habits.wrong_square) {
-            let wrong = wrong_square(&text, rng);
-            if wrong != text {
-                text = wrong;
-                entry.effects.push("wrong_square");
-            }
-        }
-        if rng.chance(habits.crossed_out) {
-            entry.crossed = Some(wrong_square(&text, rng));
-            entry.effects.push("crossed_out");
-        }
-        if draw_offer_at == Some(i) {
-            text.push_str(if rng.chance(0.8) { "(=)" } else { "=" });
-            entry.effects.push("draw_offer");
-        }
-        entry.spill = rng.chance(habits.spill);
-        if entry.spill {
-            entry.effects.push("spill");
-        }
+        let text = move_as_written(
+            &mut entry,
+            (&facts, lang, writer),
+            &habits,
+            draw_offer_at == Some(i),
+            rng,
+        );
         written.push(text.clone());
         entry.text = text;
         entries.push(entry);
     }
     (entries, written, skipped)
+}
+
+/// What a player with `habits` writes for a move (`facts`, in `lang` and the `writer`'s
+/// style): a form of it, or a slip, a wrong square, with the draw offer when `draw_offer`;
+/// the entry is marked crossed out or spilling as the habits fall, its effects noted.
+fn move_as_written(
+    entry: &mut Entry,
+    (facts, lang, writer): (&MoveFacts, &Language, &Writer),
+    habits: &Habits,
+    draw_offer: bool,
+    rng: &mut Rng,
+) -> String {
+    let mut text = if rng.chance(habits.notation_slip) {
+        entry.effects.push("slip");
+        notation_slip(facts, lang, &writer.style, rng)
+    } else {
+        sample_form(facts, lang, &writer.style, rng)
+    };
+    if rng.chance(habits.wrong_square) {
+        let wrong = wrong_square(&text, rng);
+        if wrong != text {
+            text = wrong;
+            entry.effects.push("wrong_square");
+        }
+    }
+    if rng.chance(habits.crossed_out) {
+        entry.crossed = Some(wrong_square(&text, rng));
+        entry.effects.push("crossed_out");
+    }
+    if draw_offer {
+        text.push_str(if rng.chance(0.8) { "(=)" } else { "=" });
+        entry.effects.push("draw_offer");
+    }
+    entry.spill = rng.chance(habits.spill);
+    if entry.spill {
+        entry.effects.push("spill");
+    }
+    text
 }
 
 /// Paper, not quite white.
