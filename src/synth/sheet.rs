@@ -13,7 +13,7 @@ use shakmaty::{Chess, EnPassantMode, Move, Position};
 use super::camera::{self, Capture, Shot};
 use super::hand::{cross_out, pen_width, scrawl, write_text, Hand, Scripts, TextBox};
 use super::ink::InkLayer;
-use super::layout::{column_titles, Layout, MoveCell};
+use super::layout::{column_titles, Block, Layout, MoveCell};
 use super::rng::Rng;
 use super::transcript::{notation_slip, sample_form, wrong_square, Writer};
 use crate::decode::MovePrior;
@@ -391,6 +391,62 @@ fn cap_per_scale(font: &FontArc) -> f32 {
 }
 
 impl Printer<'_> {
+    /// A block of the move table: its frame and rulings (`line` mm thick), the number
+    /// column shaded with `shade` where the form does, the columns' titles (the form's own
+    /// or `lang`'s) and the move numbers.
+    fn block(&mut self, block: &Block, lang: &Language, shade: Rgb<u8>, line: f32) {
+        let [x, y, w, h] = block.rect_mm;
+        let total: f32 = block.columns.iter().sum();
+        let widths = block.columns.map(|c| w * c / total);
+        let row_h = (h - block.title_row_mm) / block.rows as f32;
+        if block.shade_numbers {
+            self.fill([x, y, w, block.title_row_mm], shade);
+            self.fill([x, y, widths[0], h], shade);
+        }
+        self.frame(block.rect_mm, line * 1.6);
+        self.hline(x, y + block.title_row_mm, w, line * 1.3);
+        for row in 1..block.rows {
+            self.hline(x, y + block.title_row_mm + row as f32 * row_h, w, line);
+        }
+        self.vline(x + widths[0], y, h, line);
+        self.vline(x + widths[0] + widths[1], y, h, line);
+        let [white, black] = match &block.column_titles {
+            Some([white, black]) => [white.clone(), black.clone()],
+            None => column_titles(lang.code).map(String::from),
+        };
+        let title_size = (block.title_row_mm * 0.42).min(2.6);
+        let title_y = y + block.title_row_mm / 2.0 + title_size / 2.0;
+        self.text(
+            &white,
+            x + widths[0] + widths[1] / 2.0,
+            title_y,
+            title_size,
+            true,
+            0.5,
+        );
+        self.text(
+            &black,
+            x + widths[0] + widths[1] + widths[2] / 2.0,
+            title_y,
+            title_size,
+            true,
+            0.5,
+        );
+        let number_size = (row_h * 0.36).min(2.8);
+        for row in 0..block.rows {
+            let baseline = y + block.title_row_mm + (row as f32 + 0.5) * row_h + number_size / 2.0;
+            let number = (block.first_move + row).to_string();
+            self.text(
+                &number,
+                x + widths[0] / 2.0,
+                baseline,
+                number_size,
+                true,
+                0.5,
+            );
+        }
+    }
+
     fn px(&self, mm: f32) -> f32 {
         mm * self.px_per_mm
     }
@@ -678,56 +734,7 @@ fn print_form(scripts: &Scripts, form: &PrintedForm) -> RgbImage {
         printer.text(&field.label, x + 1.2, y + size + 1.0, size, false, 0.0);
     }
     for block in &layout.blocks {
-        let [x, y, w, h] = block.rect_mm;
-        let total: f32 = block.columns.iter().sum();
-        let widths = block.columns.map(|c| w * c / total);
-        let row_h = (h - block.title_row_mm) / block.rows as f32;
-        if block.shade_numbers {
-            printer.fill([x, y, w, block.title_row_mm], shade);
-            printer.fill([x, y, widths[0], h], shade);
-        }
-        printer.frame(block.rect_mm, line * 1.6);
-        printer.hline(x, y + block.title_row_mm, w, line * 1.3);
-        for row in 1..block.rows {
-            printer.hline(x, y + block.title_row_mm + row as f32 * row_h, w, line);
-        }
-        printer.vline(x + widths[0], y, h, line);
-        printer.vline(x + widths[0] + widths[1], y, h, line);
-        let [white, black] = match &block.column_titles {
-            Some([white, black]) => [white.clone(), black.clone()],
-            None => column_titles(lang.code).map(String::from),
-        };
-        let title_size = (block.title_row_mm * 0.42).min(2.6);
-        let title_y = y + block.title_row_mm / 2.0 + title_size / 2.0;
-        printer.text(
-            &white,
-            x + widths[0] + widths[1] / 2.0,
-            title_y,
-            title_size,
-            true,
-            0.5,
-        );
-        printer.text(
-            &black,
-            x + widths[0] + widths[1] + widths[2] / 2.0,
-            title_y,
-            title_size,
-            true,
-            0.5,
-        );
-        let number_size = (row_h * 0.36).min(2.8);
-        for row in 0..block.rows {
-            let baseline = y + block.title_row_mm + (row as f32 + 0.5) * row_h + number_size / 2.0;
-            let number = (block.first_move + row).to_string();
-            printer.text(
-                &number,
-                x + widths[0] / 2.0,
-                baseline,
-                number_size,
-                true,
-                0.5,
-            );
-        }
+        printer.block(block, lang, shade, line);
     }
     printer.page
 }
