@@ -742,7 +742,10 @@ fn print_batch_summary(out: &Path, summary: &BatchSummary) {
         eprintln!("  no writing seen (a blank sheet, or too faint?): {page}");
     }
     for file in &summary.start_doubts {
-        eprintln!("  start in doubt (Chess960 or a set position? give its start): {file}");
+        eprintln!(
+            "  start in doubt (Chess960 or a set position? give its start; a later sheet? \
+             give the sheets before it): {file}"
+        );
     }
     for file in &summary.continuation_doubts {
         eprintln!(

@@ -188,6 +188,42 @@ fn chess960_and_fen_starts() {
     );
 }
 
+#[test]
+fn a_sheet_read_from_a_start_it_did_not_begin_at_is_doubted_with_advice() {
+    // The sample's game was set up at move 9 (its JSON gives the position).
+    let sheet = "samples/sheets/00000-en-fide-2x30.jpg";
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("samples/sheets/00000-en-fide-2x30.json").unwrap(),
+    )
+    .unwrap();
+    let fen = truth["start_fen"].as_str().unwrap();
+    let out = scoresheet(&["read", sheet, "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doubt = json_out(&out)["start_doubt"].clone();
+    let note = doubt.as_str().unwrap_or_default();
+    for advice in ["Chess960", "--start-fen", "read PAGE1 PAGE2"] {
+        assert!(note.contains(advice), "{doubt}");
+    }
+    assert!(stderr(&out).contains(note), "{}", stderr(&out));
+    let out = scoresheet(&["read", sheet, "--format", "json", "--start-fen", fen]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let read = json_out(&out);
+    assert!(read["start_doubt"].is_null(), "{}", read["start_doubt"]);
+    let sans: Vec<&str> = read["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["san"].as_str().unwrap())
+        .collect();
+    let truth_sans: Vec<&str> = truth["moves_san"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(sans, truth_sans);
+}
+
 fn assert_clear_error(out: &Output, needles: &[&str]) {
     assert!(
         !out.status.success(),
