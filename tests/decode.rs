@@ -2,8 +2,8 @@
 //! hand-made slips.
 
 use scoresheet::decode::{
-    decode, decode_escalating_if, decode_remembering, line_score, mark_doubtful_stretches,
-    DecoderConfig, EndState, Game, LanguageChoice, PriorMemo, StepKind, Transcript, TypedCell,
+    decode, line_score, mark_doubtful_stretches, DecoderConfig, EndState, Game, LanguageChoice,
+    StepKind, Transcript, TypedCell,
 };
 use scoresheet::games::{read_hcs_tags, read_pgn_file, shared_data_dir, HcsGame, PgnGame};
 use scoresheet::notation::{Language, LANGUAGES};
@@ -237,68 +237,6 @@ fn mate_and_draw_offer_and_result() {
             && pgn.contains("{draw offer}")
             && pgn.trim_end().ends_with("Qh4# 0-1"),
         "{pgn}"
-    );
-}
-
-#[test]
-fn the_widest_search_runs_only_where_the_caller_finds_it_worth_it() {
-    // A Chess960 game read from the usual start: nothing explains its moves there, so the
-    // handwriting settings rescue it and would escalate.
-    let own_start = StartPosition::chess960(0).unwrap();
-    let mut rng = Rng::new(7);
-    let moves = prior_game(&own_start.position, 24, &mut rng);
-    let t = write_transcript(
-        &own_start.position,
-        &moves,
-        Language::by_code("en").unwrap(),
-        &Writer::standard(),
-        &Noise::CLEAN,
-        &mut rng,
-    );
-    let typed = cells(&t.cells.iter().map(String::as_str).collect::<Vec<_>>());
-    let usual = StartPosition::standard();
-    let config = DecoderConfig::for_handwriting();
-    let decode_asking = |start: &StartPosition, worth_it: bool| {
-        let asked = std::sync::atomic::AtomicUsize::new(0);
-        let game = decode_escalating_if(
-            &typed,
-            start,
-            english(),
-            &config,
-            &PriorMemo::default(),
-            &|game: &Game| {
-                assert!(!game.moves.is_empty());
-                asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                worth_it
-            },
-        );
-        (game, asked.into_inner())
-    };
-    let (refused, asked) = decode_asking(&usual, false);
-    assert_eq!(
-        asked, 1,
-        "the widest search would run once, so it is asked once"
-    );
-    let never_escalating = DecoderConfig {
-        rescue_escalation_troubled: 0,
-        ..config.clone()
-    };
-    let memo = PriorMemo::default();
-    let unescalated = decode_remembering(&typed, &usual, english(), &never_escalating, &memo);
-    assert_eq!(sans(&refused), sans(&unescalated));
-    assert_eq!(refused.score, unescalated.score);
-    let (granted, asked) = decode_asking(&usual, true);
-    assert_eq!(asked, 1);
-    let escalated = decode_remembering(&typed, &usual, english(), &config, &memo);
-    assert_eq!(sans(&granted), sans(&escalated));
-    assert_eq!(granted.score, escalated.score);
-    assert!(granted.score >= refused.score);
-    // Read from its own start, clean text needs no rescue: the caller is never asked.
-    let (own, asked) = decode_asking(&own_start, false);
-    assert_eq!(asked, 0);
-    assert_eq!(
-        correct_plies(&own, &moves, CastlingMode::Chess960),
-        moves.len()
     );
 }
 

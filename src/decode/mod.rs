@@ -192,37 +192,15 @@ pub fn decode_remembering<E: CellEvidence>(
     config: &DecoderConfig,
     priors: &PriorMemo,
 ) -> Game {
-    decode_escalating_if(cells, start, language, config, priors, &|_| true)
-}
-
-/// [`decode_remembering`], where the widest search (`DecoderConfig::rescue_escalation_width`)
-/// runs only if `worth_escalating` says so of the game read before it (asked only where that
-/// search would run: a game with `flagged` set by confidence and fit, before the review step).
-/// The widest search takes seconds where the cells are hard to explain, as a game's are from
-/// a start it did not begin at: its caller may know such a game by its opening.
-pub fn decode_escalating_if<E: CellEvidence>(
-    cells: &[E],
-    start: &StartPosition,
-    language: LanguageChoice,
-    config: &DecoderConfig,
-    priors: &PriorMemo,
-    worth_escalating: &(dyn Fn(&Game) -> bool + Sync),
-) -> Game {
     let (cells, adapted) = adapted_to(cells, config);
     let config = &adapted;
-    let worth_it = |lattice: &Lattice, lang: &'static Language| {
-        worth_escalating(&game_from_lattice(lattice, cells, start, lang, config))
-    };
     let lang = match language {
         LanguageChoice::Fixed(lang) => lang,
-        LanguageChoice::Auto => {
-            return decode_any_language(cells, start, config, priors, &worth_it)
-        }
+        LanguageChoice::Auto => return decode_any_language(cells, start, config, priors),
     };
     let inputs = SearchInputs::new(cells, &start.position, lang, config, priors);
     let lattice = lattice::search(inputs, None).expect("a search without a rival runs to the end");
-    let rescued = lattice::rescued_once(lattice, inputs);
-    let lattice = lattice::escalated(rescued, inputs, &|lattice| worth_it(lattice, lang));
+    let lattice = lattice::rescued(lattice, inputs);
     game_from_lattice(&lattice, cells, start, lang, config)
 }
 
@@ -332,7 +310,6 @@ fn decode_any_language<E: CellEvidence>(
     start: &StartPosition,
     config: &DecoderConfig,
     priors: &PriorMemo,
-    worth_escalating: &(dyn Fn(&Lattice, &'static Language) -> bool + Sync),
 ) -> Game {
     let finalists = finalist_languages(cells, config);
     let inputs = |lang| SearchInputs::new(cells, &start.position, lang, config, priors);
@@ -377,10 +354,7 @@ fn decode_any_language<E: CellEvidence>(
     rescued.retain(|(r, _)| r.lattice.best_score() >= rescued_best - within);
     let rescued: Vec<(Lattice, &'static Language)> = rescued
         .into_par_iter()
-        .map(|(rescued, lang)| {
-            let worth_it = |lattice: &Lattice| worth_escalating(lattice, lang);
-            (lattice::escalated(rescued, inputs(lang), &worth_it), lang)
-        })
+        .map(|(rescued, lang)| (lattice::escalated(rescued, inputs(lang)), lang))
         .collect();
     // The first of the best (the leader after the first search on a tie).
     let (lattice, lang) = rescued

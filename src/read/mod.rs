@@ -10,7 +10,7 @@ use shakmaty::{Color, Position};
 
 pub use crate::decode::WhichSheet;
 use crate::decode::{
-    decode_escalating_if, likelier_again, mark_doubtful_stretches, mark_sheets_differ,
+    decode_remembering, likelier_again, mark_doubtful_stretches, mark_sheets_differ,
     mark_written_alike, CellEvidence, CopiesAligned, DecodedMove, DecoderConfig, Game,
     LanguageChoice, OnBothSheets, PriorMemo, TypedCell,
 };
@@ -350,15 +350,12 @@ pub fn read_game(
     if let Some((_, aligned)) = &apart {
         decoder.copy_language = aligned.copy_language;
     }
-    // A game whose clearly written opening the usual start cannot explain ([`doubted_start`])
-    // began elsewhere, or is a later sheet read alone: no search finds its game from there.
-    let mut game = decode_escalating_if(
+    let mut game = decode_remembering(
         &evidence,
         &options.start,
         options.language,
         &decoder,
         &priors,
-        &|game: &Game| doubted_start(game, &cells, &options.start).is_none(),
     );
     if let Some((sheets_apart, aligned)) = apart {
         let again = realigned_game(sheets_apart, &aligned, &game, options, &decoder, &priors);
@@ -372,9 +369,7 @@ pub fn read_game(
     // The readings as the reader made them, for the report, when the game is decoded again
     // from the writer's adapted ones.
     let mut as_read = None;
-    // The writer's confusions learnt from a game from a doubted start would be a wrong game's,
-    // and its rounds, searching widely for a game that is not there, take seconds.
-    if options.adapt_to_writer && doubted_start(&game, &cells, &options.start).is_none() {
+    if options.adapt_to_writer {
         let sheets_read: Vec<WhichSheet> = cells.iter().map(|c| c.sheet(own_pages)).collect();
         let rounds = WriterRounds {
             sheets_read: &sheets_read,

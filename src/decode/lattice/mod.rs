@@ -1791,7 +1791,6 @@ mod tests {
         let lattice = escalated(
             rescued,
             SearchInputs::new(&cells, &start, lang, config, &priors),
-            &|_| true,
         );
         RuyLopezEscalation {
             rescued_found_likelier,

@@ -106,7 +106,7 @@ fn strained_stretches(fits: &[f32], window: usize, nats: f32) -> Vec<usize> {
 /// ([`rescue`]) when that finds a likelier game, then [`escalated`]: the lattice the decoder
 /// reads its game from.
 pub(crate) fn rescued<E: CellEvidence>(first: Lattice, inputs: SearchInputs<'_, E>) -> Lattice {
-    escalated(rescued_once(first, inputs), inputs, &|_| true)
+    escalated(rescued_once(first, inputs), inputs)
 }
 
 /// What a rescue ([`rescued_once`]) leaves: the likelier of the first search's lattice and
@@ -155,13 +155,8 @@ fn likelier(best: Lattice, again: Option<Lattice>) -> Lattice {
 /// on 24 generated sheets of seeds 99-102: the same game every time), unless that game still
 /// skips moves to line up with the cells, as a wrong world the rescue kept too does.
 /// The third search runs `rescue_escalation_first_width` wide first, when that is set, and
-/// `rescue_escalation_width` wide only when the first found a likelier game. `worth_it` is
-/// asked last, with the rescued lattice, where the third search would run: it may refuse it.
-pub(crate) fn escalated<E: CellEvidence>(
-    rescued: Rescued,
-    inputs: SearchInputs<'_, E>,
-    worth_it: &(dyn Fn(&Lattice) -> bool + Sync),
-) -> Lattice {
+/// `rescue_escalation_width` wide only when the first found a likelier game.
+pub(crate) fn escalated<E: CellEvidence>(rescued: Rescued, inputs: SearchInputs<'_, E>) -> Lattice {
     let (cells, config) = (inputs.cells, inputs.config);
     let Rescued {
         lattice: best,
@@ -179,7 +174,7 @@ pub(crate) fn escalated<E: CellEvidence>(
     let escalate = config.rescue_escalation_troubled > 0
         && config.rescue_escalation_width > config.rescue_beam_width
         && (troubled.len() >= config.rescue_escalation_troubled || needs_slips);
-    if !escalate || !worth_it(&best) {
+    if !escalate {
         return best;
     }
     let mut best = best;
