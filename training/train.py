@@ -19,6 +19,14 @@ learning rate), which is how the shipped model was refined (models/README.md):
     python3 training/train.py --train ... --val /tmp/cells-val --run training/runs/reader2 \
         --init-onnx models/reader.onnx --lr 1e-3 --steps 5500 --save-every 500
 
+A narrower reader (the same layers, fewer channels: `--channels`, `--hidden`) can learn from
+an exported one: `--teacher` adds to the CTC loss the divergence of its posteriors from the
+teacher's on the same augmented cells, and `--prune` starts it from the teacher's own weights,
+each layer keeping the channels the next draws most on:
+
+    python3 training/train.py --train ... --val /tmp/cells-val --run /tmp/reader20 \
+        --channels 16,32,64,96 --teacher models/reader.onnx --prune --lr 1e-3 --steps 3000
+
 --part keeps validation writers apart: their glyph samples and font families are never trained
 on. models/README.md records what the shipped model was trained with and how well it reads.
 
@@ -56,10 +64,15 @@ def load_cells(folder):
     return images, [row["text"] for row in rows]
 
 
+# The shipped reader's widths: the four convolution blocks' channels and the LSTM's units a
+# direction. A student (`--channels`, `--hidden`) is a narrower reader of the same layers.
+SHIPPED_SHAPE = {"channels": [32, 64, 96, 128], "hidden": 96}
+
+
 class Reader(nn.Module):
     """1 x 48 x 192 ink -> 48 frames x classes log-probabilities."""
 
-    def __init__(self, classes):
+    def __init__(self, classes, channels=SHIPPED_SHAPE["channels"], hidden=SHIPPED_SHAPE["hidden"]):
         super().__init__()
 
         def block(cin, cout, pool):
@@ -70,21 +83,42 @@ class Reader(nn.Module):
                 nn.MaxPool2d(pool),
             )
 
+        self.shape = {"channels": [int(c) for c in channels], "hidden": int(hidden)}
+        c1, c2, c3, c4 = channels
         self.features = nn.Sequential(
-            block(1, 32, (2, 2)),  # 24 x 96
-            block(32, 64, (2, 2)),  # 12 x 48
-            block(64, 96, (2, 1)),  # 6 x 48
-            block(96, 128, (2, 1)),  # 3 x 48
+            block(1, c1, (2, 2)),  # 24 x 96
+            block(c1, c2, (2, 2)),  # 12 x 48
+            block(c2, c3, (2, 1)),  # 6 x 48
+            block(c3, c4, (2, 1)),  # 3 x 48
         )
-        self.squeeze = nn.Conv2d(128, 128, (3, 1))  # 1 x 48
-        self.rnn = nn.LSTM(128, 96, bidirectional=True, batch_first=True)
-        self.out = nn.Linear(192, classes)
+        self.squeeze = nn.Conv2d(c4, c4, (3, 1))  # 1 x 48
+        self.rnn = nn.LSTM(c4, hidden, bidirectional=True, batch_first=True)
+        self.out = nn.Linear(2 * hidden, classes)
 
     def forward(self, image):
-        x = self.squeeze(self.features(image))  # N x 128 x 1 x 48
-        x = x.squeeze(2).transpose(1, 2)  # N x 48 x 128
+        x = self.squeeze(self.features(image))  # N x C4 x 1 x 48
+        x = x.squeeze(2).transpose(1, 2)  # N x 48 x C4
         x, _ = self.rnn(x)
         return torch.log_softmax(self.out(x), dim=-1)  # N x 48 x C
+
+
+def reader_for(state_or_shape, classes):
+    """A Reader of the widths a checkpoint (or a shape dict) records; checkpoints from before
+    students existed are the shipped shape."""
+    shape = state_or_shape.get("shape", state_or_shape if "channels" in state_or_shape else SHIPPED_SHAPE)
+    return Reader(classes, shape["channels"], shape["hidden"])
+
+
+def onnx_shape(onnx_path):
+    """The widths of an exported reader, read off its convolutions and its LSTM."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(onnx_path).graph
+    dims = {i.name: numpy_helper.to_array(i).shape for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    lstm = next(n for n in graph.node if n.op_type == "LSTM")
+    return {"channels": [dims[n.input[1]][0] for n in convs[:4]], "hidden": dims[lstm.input[2]][2]}
 
 
 def to_ink(images):
@@ -208,7 +242,7 @@ def rng_sample(n, k):
 def export(run, stem):
     state = torch.load(os.path.join(run, "checkpoint.pt"), map_location="cpu")
     charset = state["charset"]
-    model = Reader(len(charset) + 1)
+    model = reader_for(state, len(charset) + 1)
     model.load_state_dict(state["model"])
     model.eval()
     dummy = torch.zeros(1, 1, HEIGHT, WIDTH)
@@ -229,8 +263,11 @@ def export(run, stem):
         "input": {"name": "image", "height": HEIGHT, "width": WIDTH, "ink": "(255 - grey) / 255"},
         "output": {"name": "log_probs", "blank": 0},
         "charset": charset,
+        "shape": model.shape,
         "metrics": state.get("metrics", {}),
     }
+    if "teacher" in state:
+        card["teacher"] = state["teacher"]
     with open(f"{stem}.json", "w", encoding="utf-8") as f:
         json.dump(card, f, indent=2, ensure_ascii=False)
         f.write("\n")
@@ -244,16 +281,18 @@ def average(runs, out, val):
     charset = states[0]["charset"]
     if any(s["charset"] != charset for s in states):
         raise SystemExit("the runs read different charsets: their weights cannot be averaged")
+    if any(reader_for(s, 1).shape != reader_for(states[0], 1).shape for s in states):
+        raise SystemExit("the runs have different widths: their weights cannot be averaged")
     weights = {
         k: sum(s["model"][k] for s in states) / len(states) if v.is_floating_point() else v
         for k, v in states[-1]["model"].items()
     }
-    model = Reader(len(charset) + 1)
+    model = reader_for(states[0], len(charset) + 1)
     model.load_state_dict(weights)
     metrics = evaluate(model, *load_cells(val), charset) if val else {}
     os.makedirs(out, exist_ok=True)
     torch.save(
-        {"model": weights, "charset": charset, "metrics": metrics,
+        {"model": weights, "charset": charset, "metrics": metrics, "shape": model.shape,
          "step": states[-1]["step"], "averaged": [os.path.basename(os.path.normpath(r)) for r in runs]},
         os.path.join(out, "checkpoint.pt"),
     )
@@ -320,13 +359,70 @@ def warm_start(model, onnx_path, images, onnx_charset, charset):
                 model.out.bias[new_row] = out_bias[1:].min()
 
 
-def save_checkpoint(path, model, optimiser, step, charset, metrics):
+def pruned(teacher, shape, images):
+    """A reader of the narrower `shape` cut out of `teacher` (same charset and layers): each
+    layer keeps the channels the next layer draws most on, a channel's worth being its mean
+    activation on `images` times the size of the next layer's weights on it. Its BatchNorms
+    keep the teacher's statistics for the kept channels, so it starts out reading much as the
+    teacher does and distillation has only to win back what the cut channels carried."""
+    student = Reader(teacher.out.out_features, shape["channels"], shape["hidden"])
+    if shape["hidden"] != teacher.shape["hidden"]:
+        raise SystemExit("a pruned reader keeps its teacher's LSTM units (--hidden)")
+    teacher.eval()
+    with torch.no_grad():
+        x, means = to_ink(images), []
+        for block in teacher.features:
+            x = block(x)
+            means.append(x.abs().mean((0, 2, 3)))
+        means.append(teacher.squeeze(x).abs().mean((0, 2, 3)))
+        convs = [b[0] for b in teacher.features] + [teacher.squeeze]
+        users = [c.weight for c in convs[1:]] + [teacher.rnn.weight_ih_l0.view(-1, convs[-1].out_channels, 1, 1)]
+        widths = shape["channels"] + [shape["channels"][-1]]
+        kept = []
+        for mean, user, width in zip(means, users, widths):
+            worth = mean * user.abs().sum((0, 2, 3))
+            kept.append(worth.argsort(descending=True)[:width].sort().values)
+        previous = torch.arange(1)
+        for to_block, from_block, keep in zip(student.features, teacher.features, kept):
+            to_block[0].weight.copy_(from_block[0].weight[keep][:, previous])
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                getattr(to_block[1], name).copy_(getattr(from_block[1], name)[keep])
+            previous = keep
+        student.squeeze.weight.copy_(teacher.squeeze.weight[kept[4]][:, previous])
+        student.squeeze.bias.copy_(teacher.squeeze.bias[kept[4]])
+        for name, value in teacher.rnn.named_parameters():
+            getattr(student.rnn, name).copy_(value[:, kept[4]] if name.startswith("weight_ih") else value)
+        student.out.load_state_dict(teacher.out.state_dict())
+    return student
+
+
+def card_charset(onnx_path):
+    """The charset of an exported reader, from the card beside it."""
+    with open(os.path.splitext(onnx_path)[0] + ".json", encoding="utf-8") as f:
+        return json.load(f)["charset"]
+
+
+def distillation_loss(student, teacher, batch, temperature):
+    """Frame by frame, the Kullback-Leibler divergence of the student's posteriors from the
+    teacher's on the same cells (both N x T x C log-probabilities; the same 48 frames, since a
+    student has the teacher's layers), softened by `temperature` and scaled by its square so
+    the gradient keeps its size. The teacher's whole distribution, not only its best path,
+    carries what it learnt: which letters it finds alike, and how sure it is, which is what
+    the decoder's CTC scores of every legal move read."""
+    with torch.no_grad():
+        target = torch.log_softmax(teacher(batch) / temperature, dim=-1)
+    soft = torch.log_softmax(student / temperature, dim=-1)
+    kl = (target.exp() * (target - soft)).sum(-1)  # N x T
+    return kl.mean() * temperature * temperature
+
+
+def save_checkpoint(path, model, optimiser, step, charset, metrics, teacher=None):
     """Writes a run's checkpoint whole or not at all (a stopped run resumes from the last)."""
-    torch.save(
-        {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step,
-         "charset": charset, "metrics": metrics},
-        path + ".tmp",
-    )
+    state = {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step,
+             "charset": charset, "metrics": metrics, "shape": model.shape}
+    if teacher:
+        state["teacher"] = teacher
+    torch.save(state, path + ".tmp")
     os.replace(path + ".tmp", path)
 
 
@@ -339,17 +435,36 @@ def train(args):
     val_images, val_texts = load_cells(args.val)
     checkpoint_path = os.path.join(args.run, "checkpoint.pt")
     state = torch.load(checkpoint_path, map_location="cpu") if os.path.exists(checkpoint_path) else None
+    onnx_charset = card_charset(args.init_onnx) if args.init_onnx else None
     if state:
         charset = state["charset"]
     elif args.init_onnx:
-        with open(os.path.splitext(args.init_onnx)[0] + ".json", encoding="utf-8") as f:
-            onnx_charset = json.load(f)["charset"]
         charset = "".join(sorted(set(onnx_charset) | set(args.add_chars)))
+    elif args.teacher:
+        charset = card_charset(args.teacher)
     else:
         charset = "".join(sorted(set(BASE_CHARSET) | {c for t in texts for c in t}))
     index = {c: i + 1 for i, c in enumerate(charset)}
     keep = [i for i, t in enumerate(texts) if all(c in index for c in t)]
-    model = Reader(len(charset) + 1)
+    if state:
+        model = reader_for(state, len(charset) + 1)
+    elif args.init_onnx:
+        model = reader_for(onnx_shape(args.init_onnx), len(charset) + 1)
+    else:
+        model = Reader(len(charset) + 1, args.channels or SHIPPED_SHAPE["channels"],
+                       args.hidden or SHIPPED_SHAPE["hidden"])
+    teacher = None
+    if args.teacher:
+        # The teacher reads each augmented batch as it would read a cell at use (BatchNorm on
+        # its running statistics, which `warm_start` sets to reproduce the export exactly).
+        teacher = reader_for(onnx_shape(args.teacher), len(charset) + 1)
+        warm_start(teacher, args.teacher, images[rng_sample(len(images), 512)], card_charset(args.teacher),
+                   charset)
+        print(f"teacher {args.teacher}: {evaluate(teacher, val_images, val_texts, charset)}")
+        teacher.eval()
+        if args.prune and not state:
+            model = pruned(teacher, model.shape, images[rng_sample(len(images), 512)])
+            print(f"cut out of the teacher: {evaluate(model, val_images, val_texts, charset)}")
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     if state and "averaged" in state:
@@ -381,9 +496,13 @@ def train(args):
         targets = [torch.tensor([index[c] for c in texts[i]], dtype=torch.long) for i in chosen]
         lengths = torch.tensor([len(t) for t in targets], dtype=torch.long)
         flat = torch.cat(targets) if lengths.sum() > 0 else torch.zeros(0, dtype=torch.long)
-        log_probs = model(batch).transpose(0, 1)  # T x N x C
+        student = model(batch)  # N x T x C
+        log_probs = student.transpose(0, 1)  # T x N x C
         frames = torch.full((args.batch,), log_probs.shape[0], dtype=torch.long)
         loss = ctc(log_probs, flat, frames, lengths)
+        if teacher is not None:
+            loss = (1.0 - args.distill) * loss + args.distill * distillation_loss(
+                student, teacher, batch, args.temperature)
         optimiser.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 5.0)
@@ -394,7 +513,8 @@ def train(args):
         if step % args.save_every == 0 or step == args.steps:
             metrics = evaluate(model, val_images, val_texts, charset)
             print(f"step {step} validation {metrics}", flush=True)
-            save_checkpoint(checkpoint_path, model, optimiser, step, charset, metrics)
+            save_checkpoint(checkpoint_path, model, optimiser, step, charset, metrics,
+                            teacher=os.path.basename(args.teacher) if args.teacher else None)
 
 
 def main():
@@ -420,6 +540,18 @@ def main():
     parser.add_argument("--init-onnx", metavar="ONNX", help="start from an exported reader's weights (and charset)")
     parser.add_argument("--add-chars", default="", metavar="CHARS",
                         help="with --init-onnx: characters to add to the exported reader's charset")
+    parser.add_argument("--channels", type=lambda v: [int(c) for c in v.split(",")], metavar="C1,C2,C3,C4",
+                        help="a new reader's convolution widths (default 32,64,96,128, the shipped reader's)")
+    parser.add_argument("--hidden", type=int, help="a new reader's LSTM units a direction (default 96)")
+    parser.add_argument("--teacher", metavar="ONNX",
+                        help="distil this exported reader: the loss adds the divergence from its posteriors")
+    parser.add_argument("--prune", action="store_true",
+                        help="with --teacher: start the narrower reader from the teacher's weights, "
+                        "keeping the channels each next layer draws most on")
+    parser.add_argument("--distill", type=float, default=0.7,
+                        help="with --teacher: the distillation loss's share (the CTC loss has the rest)")
+    parser.add_argument("--temperature", type=float, default=2.0,
+                        help="with --teacher: the softmax temperature both posteriors are compared at")
     parser.add_argument("--export", metavar="STEM", help="write STEM.onnx and STEM.json from the checkpoint")
     parser.add_argument("--average", nargs="+", metavar="RUN",
                         help="write --run's checkpoint as the mean of these runs' weights (measured on --val)")
