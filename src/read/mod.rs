@@ -134,6 +134,25 @@ pub struct GameCell {
 }
 
 impl GameCell {
+    /// Ply `ply` of page `page` where the page stage found no cell: no place on the page, no
+    /// ink, nothing read.
+    fn missing(page: usize, ply: u32) -> GameCell {
+        GameCell {
+            page,
+            cell: Cell {
+                ply,
+                quad: [[0.0; 2]; 4],
+                bbox: [0.0; 4],
+                ink: false,
+                ink_share: 0.0,
+                overrun: 0.0,
+            },
+            text: String::new(),
+            text_confidence: 0.0,
+            copy: None,
+        }
+    }
+
     /// Which sheet the cell is on, in a game whose own sheet has `own_pages` pages.
     fn sheet(&self, own_pages: usize) -> WhichSheet {
         if self.page < own_pages {
@@ -1199,20 +1218,7 @@ impl CellsInOrder {
     /// keep their place.
     fn push_missing(&mut self, page: usize, ply: u32) {
         self.evidence.push(CellReading::Blank(TypedCell::new("")));
-        self.cells.push(GameCell {
-            page,
-            cell: Cell {
-                ply,
-                quad: [[0.0; 2]; 4],
-                bbox: [0.0; 4],
-                ink: false,
-                ink_share: 0.0,
-                overrun: 0.0,
-            },
-            text: String::new(),
-            text_confidence: 0.0,
-            copy: None,
-        });
+        self.cells.push(GameCell::missing(page, ply));
     }
 
     /// A cell found on page `page` and what was read there (`None`: not read), its evidence
@@ -1874,20 +1880,11 @@ mod tests {
     }
 
     fn game_cell(page: usize, ply: u32, text: &str) -> GameCell {
-        GameCell {
-            page,
-            cell: Cell {
-                ply,
-                quad: [[0.0; 2]; 4],
-                bbox: [0.0; 4],
-                ink: !text.is_empty(),
-                ink_share: 0.0,
-                overrun: 0.0,
-            },
-            text: text.to_string(),
-            text_confidence: 1.0,
-            copy: None,
-        }
+        let mut cell = GameCell::missing(page, ply);
+        cell.cell.ink = !text.is_empty();
+        cell.text = text.to_string();
+        cell.text_confidence = 1.0;
+        cell
     }
 
     #[test]
