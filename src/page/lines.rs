@@ -273,9 +273,22 @@ pub fn horizontal_runs(ink: &Mask, min_run: usize, max_gap: usize) -> Mask {
 /// faint print) are joined. `min_length`: shortest drawn stretch kept; `max_gap`: longest
 /// break bridged within a line.
 pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
-    let pieces = connected_runs(runs);
-    let mut fitted: Vec<LineFit> = Vec::new();
-    for piece in pieces {
+    let mut fitted = fit_pieces(runs, min_length);
+    let centre = runs.width as f32 / 2.0;
+    fitted.sort_by(|a, b| a.y_at(centre).total_cmp(&b.y_at(centre)));
+    let mut lines: Vec<HLine> = join_collinear(fitted)
+        .iter()
+        .flat_map(|line| drawn_stretches(line, min_length, max_gap))
+        .collect();
+    lines.sort_by(|a, b| a.intercept.total_cmp(&b.intercept));
+    lines
+}
+
+/// A straight fit of each connected piece of `runs` at least a quarter of `min_length`
+/// long.
+fn fit_pieces(runs: &Mask, min_length: f32) -> Vec<LineFit> {
+    let mut fitted = Vec::new();
+    for piece in connected_runs(runs) {
         let (x0, x1) = piece
             .iter()
             .fold((u32::MAX, 0), |(lo, hi), r| (lo.min(r.x0), hi.max(r.x1)));
@@ -288,73 +301,72 @@ pub fn fit_rulings(runs: &Mask, min_length: f32, max_gap: f32) -> Vec<HLine> {
             .collect();
         fitted.extend(trimmed_fit(&points));
     }
-    // Join pieces that lie on one line: close where they would meet, and of similar tilt.
-    let centre = runs.width as f32 / 2.0;
-    fitted.sort_by(|a, b| a.y_at(centre).total_cmp(&b.y_at(centre)));
-    let mut groups: Vec<Vec<(f32, f32)>> = Vec::new();
-    let mut group_fit: Vec<(f32, f32)> = Vec::new();
-    for LineFit {
-        intercept,
-        slope,
-        points,
-    } in fitted
-    {
-        let (px0, px1) = points.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
-            (lo.min(p.0), hi.max(p.0))
-        });
-        let joins = group_fit.iter().rposition(|&(gi, gs)| {
-            let at = |x: f32| (gi + gs * x) - (intercept + slope * x);
-            at(px0).abs() <= 2.5 && at(px1).abs() <= 2.5 && (gs - slope).abs() < 0.02
+    fitted
+}
+
+/// Pieces that lie on one line, joined and fitted again: close where they would meet, and
+/// of similar tilt. `fitted` in order of height, as each joins the nearest line above it.
+fn join_collinear(fitted: Vec<LineFit>) -> Vec<LineFit> {
+    let mut lines: Vec<LineFit> = Vec::new();
+    for piece in fitted {
+        let (px0, px1) = piece
+            .points
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+                (lo.min(p.0), hi.max(p.0))
+            });
+        let joins = lines.iter().rposition(|line| {
+            let at = |x: f32| line.y_at(x) - piece.y_at(x);
+            at(px0).abs() <= 2.5 && at(px1).abs() <= 2.5 && (line.slope - piece.slope).abs() < 0.02
         });
         match joins {
             Some(g) => {
-                let before = groups[g].len();
-                groups[g].extend(points);
-                match trimmed_fit(&groups[g]) {
-                    Some(fit) => {
-                        group_fit[g] = (fit.intercept, fit.slope);
-                        groups[g] = fit.points;
-                    }
-                    None => groups[g].truncate(before),
+                let line = &mut lines[g];
+                let before = line.points.len();
+                line.points.extend(piece.points);
+                match trimmed_fit(&line.points) {
+                    Some(fit) => *line = fit,
+                    None => line.points.truncate(before),
                 }
             }
-            None => {
-                groups.push(points);
-                group_fit.push((intercept, slope));
-            }
+            None => lines.push(piece),
         }
     }
-    let mut lines = Vec::new();
-    for (points, &(intercept, slope)) in groups.iter().zip(&group_fit) {
-        let mut xs: Vec<f32> = points.iter().map(|p| p.0).collect();
-        xs.sort_by(f32::total_cmp);
-        xs.dedup();
-        let Some(&first) = xs.first() else { continue };
-        let (mut start, mut previous, mut drawn) = (first, first, 0.0f32);
-        let mut flush = |from: f32, to: f32, drawn: f32| {
-            // Most of a ruling is drawn; a string of letters that happens to align is not.
-            if to - from >= min_length && drawn >= 0.7 * (to - from) {
-                lines.push(HLine {
-                    intercept,
-                    slope,
-                    x0: from,
-                    x1: to + 1.0,
-                });
-            }
-        };
-        for &x in &xs {
-            if x - previous > max_gap {
-                flush(start, previous, drawn);
-                start = x;
-                drawn = 0.0;
-            }
-            drawn += 1.0;
-            previous = x;
-        }
-        flush(start, previous, drawn);
-    }
-    lines.sort_by(|a, b| a.intercept.total_cmp(&b.intercept));
     lines
+}
+
+/// The stretches of `line` drawn without a break longer than `max_gap`, each at least
+/// `min_length` long and mostly drawn: a string of letters that happens to align is not.
+fn drawn_stretches(line: &LineFit, min_length: f32, max_gap: f32) -> Vec<HLine> {
+    let mut xs: Vec<f32> = line.points.iter().map(|p| p.0).collect();
+    xs.sort_by(f32::total_cmp);
+    xs.dedup();
+    let mut stretches = Vec::new();
+    let Some(&first) = xs.first() else {
+        return stretches;
+    };
+    let mut flush = |from: f32, to: f32, drawn: f32| {
+        if to - from >= min_length && drawn >= 0.7 * (to - from) {
+            stretches.push(HLine {
+                intercept: line.intercept,
+                slope: line.slope,
+                x0: from,
+                x1: to + 1.0,
+            });
+        }
+    };
+    let (mut start, mut previous, mut drawn) = (first, first, 0.0f32);
+    for &x in &xs {
+        if x - previous > max_gap {
+            flush(start, previous, drawn);
+            start = x;
+            drawn = 0.0;
+        }
+        drawn += 1.0;
+        previous = x;
+    }
+    flush(start, previous, drawn);
+    stretches
 }
 
 /// A straight fit that drops the points far from it (handwriting touching a ruling), with
