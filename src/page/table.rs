@@ -464,40 +464,116 @@ pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32, before_a_box: bool)
         return 0.0;
     }
     let (band0, band1) = ((y0 + margin * h) as i64, (y1 - margin * h) as i64);
-    let band = (band1 - band0).max(1) as usize;
-    let border_x = border.round() as i64;
-    // The ruling may lie a few pixels off the fitted border, and is as dark all the way down.
-    let ruling_reach = (0.04 * w) as i64 + 2;
+    let columns = BorderColumns {
+        ink,
+        band: (band0, band1),
+        band_height: (band1 - band0).max(1) as usize,
+        border_x: border.round() as i64,
+        // The ruling may lie a few pixels off the fitted border, and is as dark all the way
+        // down.
+        ruling_reach: (0.04 * w) as i64 + 2,
+        farthest: (border + MAX_OVERRUN * w) as i64,
+        gap: (OVERRUN_GAP * h).max(2.0) as i64,
+        width: w,
+    };
+    let border_x = columns.border_x;
+    // The writing nearest the border on its left, then on its right.
     let from = (border - 0.5 * w) as i64;
-    let to = (border + MAX_OVERRUN * w) as i64;
-    let gap = (OVERRUN_GAP * h).max(2.0) as i64;
-    let inked = |x: i64| ink.count(x, band0, x + 1, band1);
-    let ruled = |count: usize| count * 5 >= band * 4;
-    let column = |x: i64| -> Option<bool> {
-        let count = inked(x);
-        if (x - border_x).abs() <= ruling_reach && ruled(count) {
+    if let Some(last_inside) = (from..border_x)
+        .rev()
+        .find(|&x| columns.column(x) == Some(true))
+    {
+        return columns
+            .run_from(last_inside + 1)
+            .0
+            .map_or(0.0, |end| columns.reach(end));
+    }
+    // An empty box whose move was written past its border, beginning just after it: a run
+    // that ends well inside the neighbour and is followed there by the neighbour's own move.
+    // Alone in the neighbour, the same strokes are more likely its own move written to the
+    // left than this box's written outside it.
+    if !before_a_box
+        || (left as i64 + columns.ruling_reach..border_x).any(|x| columns.column(x) == Some(true))
+    {
+        return 0.0;
+    }
+    let Some(first_outside) = (border_x + columns.ruling_reach + 1
+        ..border_x + (EMPTY_BOX_SPILL_START * h) as i64)
+        .find(|&x| columns.column(x) == Some(true))
+    else {
+        return 0.0;
+    };
+    let (Some(end), true) = columns.run_from(first_outside) else {
+        return 0.0;
+    };
+    if (end + columns.gap..(border + w) as i64).any(|x| columns.writing_at(x)) {
+        columns.reach(end)
+    } else {
+        0.0
+    }
+}
+
+/// The ink columns about a cell's right border, within the band of its height that
+/// [`writing_overrun`] reads.
+struct BorderColumns<'a> {
+    ink: &'a Mask,
+    /// The band's top and bottom rows.
+    band: (i64, i64),
+    band_height: usize,
+    border_x: i64,
+    /// How far from `border_x` a column as dark all the way down is the ruling.
+    ruling_reach: i64,
+    /// The last column a run of writing may reach.
+    farthest: i64,
+    /// The blank columns that part two words.
+    gap: i64,
+    /// The cell's width.
+    width: f32,
+}
+
+impl BorderColumns<'_> {
+    fn inked(&self, x: i64) -> usize {
+        self.ink.count(x, self.band.0, x + 1, self.band.1)
+    }
+
+    fn ruled(&self, count: usize) -> bool {
+        count * 5 >= self.band_height * 4
+    }
+
+    /// Whether column `x` holds writing; `None` for the ruling's own columns.
+    fn column(&self, x: i64) -> Option<bool> {
+        let count = self.inked(x);
+        if (x - self.border_x).abs() <= self.ruling_reach && self.ruled(count) {
             None
         } else {
             Some(count >= 2)
         }
-    };
-    // The end of the run of writing from `start` on: its last inked column past the ruling,
-    // and whether a gap ended it before the farthest look.
-    let run_from = |start: i64| -> (Option<i64>, bool) {
+    }
+
+    /// Writing in column `x` away from the border: any ruling further on is as dark all
+    /// the way down; writing is not.
+    fn writing_at(&self, x: i64) -> bool {
+        let count = self.inked(x);
+        count >= 2 && !self.ruled(count)
+    }
+
+    /// The end of the run of writing from `start` on: its last inked column past the
+    /// ruling, and whether a gap ended it before the farthest look. The gap across the
+    /// border counts only the columns that are not the ruling's.
+    fn run_from(&self, start: i64) -> (Option<i64>, bool) {
         let mut end = None;
         let mut blank_run = 0;
-        // The gap across the border counts only the columns that are not the ruling's.
-        for x in start..to {
-            match column(x) {
+        for x in start..self.farthest {
+            match self.column(x) {
                 Some(true) => {
-                    if x > border_x + ruling_reach {
+                    if x > self.border_x + self.ruling_reach {
                         end = Some(x);
                     }
                     blank_run = 0;
                 }
                 Some(false) => {
                     blank_run += 1;
-                    if blank_run >= gap {
+                    if blank_run >= self.gap {
                         return (end, true);
                     }
                 }
@@ -505,37 +581,11 @@ pub fn writing_overrun(quad: &Quad, ink: &Mask, margin: f32, before_a_box: bool)
             }
         }
         (end, false)
-    };
-    let reach = |end: i64| (end - border_x) as f32 / w;
-    // The writing nearest the border on its left, then on its right.
-    if let Some(last_inside) = (from..border_x).rev().find(|&x| column(x) == Some(true)) {
-        return run_from(last_inside + 1).0.map_or(0.0, reach);
     }
-    // An empty box whose move was written past its border, beginning just after it: a run
-    // that ends well inside the neighbour and is followed there by the neighbour's own move.
-    // Alone in the neighbour, the same strokes are more likely its own move written to the
-    // left than this box's written outside it.
-    if !before_a_box || (left as i64 + ruling_reach..border_x).any(|x| column(x) == Some(true)) {
-        return 0.0;
-    }
-    let Some(first_outside) = (border_x + ruling_reach + 1
-        ..border_x + (EMPTY_BOX_SPILL_START * h) as i64)
-        .find(|&x| column(x) == Some(true))
-    else {
-        return 0.0;
-    };
-    let (Some(end), true) = run_from(first_outside) else {
-        return 0.0;
-    };
-    // Any ruling further on is as dark all the way down; writing is not.
-    let writing_at = |x: i64| {
-        let count = inked(x);
-        count >= 2 && !ruled(count)
-    };
-    if (end + gap..(border + w) as i64).any(writing_at) {
-        reach(end)
-    } else {
-        0.0
+
+    /// How far past the border column `end` lies, as a share of the cell's width.
+    fn reach(&self, end: i64) -> f32 {
+        (end - self.border_x) as f32 / self.width
     }
 }
 
