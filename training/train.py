@@ -563,6 +563,8 @@ def main():
     else:
         if not (args.train and args.val):
             parser.error("--train and --val are needed to train")
+        if args.prune and not args.teacher:
+            parser.error("--prune cuts the new reader out of its --teacher")
         train(args)
 
 
