@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use image::{GrayImage, Luma};
+use image::{GrayImage, ImageBuffer, Luma};
 use imageproc::contrast::otsu_level;
 use imageproc::filter::gaussian_blur_f32;
 use imageproc::geometric_transformations::Projection;
@@ -52,6 +52,32 @@ pub fn find_paper(grey: &GrayImage) -> Paper {
     let thumb = gaussian_blur_f32(&box_shrink(grey, shrink), 1.2);
     let (tw, th) = thumb.dimensions();
     let level = otsu_level(&thumb);
+    if !bright_and_dark_differ(&thumb, level) {
+        return whole;
+    }
+    let Some((labels, paper_label, paper_area)) = largest_bright_region(&thumb, level) else {
+        return whole;
+    };
+    let total = (tw * th) as usize;
+    if paper_area * 100 >= total * 88 || paper_area * 100 < total * 8 {
+        return whole;
+    }
+    let Some(corners) = fit_quad(&region_outline(&labels, paper_label)) else {
+        return whole;
+    };
+    if !plausible_sheet(&corners, (tw * th) as f32) || !stands_out(&thumb, &corners) {
+        return whole;
+    }
+    let quad = corners.map(|[x, y]| [x / scale, y / scale]);
+    Paper {
+        quad,
+        fills_image: false,
+    }
+}
+
+/// Whether the pixels above `level` and those below it differ clearly in mean: paper and
+/// its surround do; where they do not, the two classes are paper and ink.
+fn bright_and_dark_differ(thumb: &GrayImage, level: u8) -> bool {
     let (mut bright_sum, mut bright_n, mut dark_sum, mut dark_n) = (0u64, 0u64, 0u64, 0u64);
     for p in thumb.pixels() {
         if p.0[0] > level {
@@ -63,13 +89,19 @@ pub fn find_paper(grey: &GrayImage) -> Paper {
         }
     }
     if bright_n == 0 || dark_n == 0 {
-        return whole;
+        return false;
     }
-    // Paper and surround must differ clearly; otherwise the classes are paper and ink.
     let contrast = bright_sum as f32 / bright_n as f32 - dark_sum as f32 / dark_n as f32;
-    if contrast < 35.0 {
-        return whole;
-    }
+    contrast >= 35.0
+}
+
+/// Connected regions, one label a pixel (`imageproc::region_labelling`).
+type Labels = ImageBuffer<Luma<u32>, Vec<u32>>;
+
+/// The connected regions of pixels above `level` (labels, 0 for the dark), the largest
+/// one's label and its area in pixels; `None` when nothing is above it.
+fn largest_bright_region(thumb: &GrayImage, level: u8) -> Option<(Labels, usize, usize)> {
+    let (tw, th) = thumb.dimensions();
     let mask = GrayImage::from_fn(tw, th, |x, y| {
         Luma([if thumb.get_pixel(x, y).0[0] > level {
             255
@@ -86,23 +118,21 @@ pub fn find_paper(grey: &GrayImage) -> Paper {
         }
         areas[label] += 1;
     }
-    let Some((paper_label, &paper_area)) =
-        areas.iter().enumerate().skip(1).max_by_key(|&(_, a)| *a)
-    else {
-        return whole;
-    };
-    let total = (tw * th) as usize;
-    if paper_area * 100 >= total * 88 || paper_area * 100 < total * 8 {
-        return whole;
-    }
+    let (label, &area) = areas.iter().enumerate().skip(1).max_by_key(|&(_, a)| *a)?;
+    Some((labels, label, area))
+}
+
+/// The outline of region `label`: its pixels with a neighbour outside it (or the image
+/// edge), as pixel centres.
+fn region_outline(labels: &Labels, label: usize) -> Vec<Point> {
+    let (tw, th) = labels.dimensions();
     let inside = |x: i64, y: i64| {
         x >= 0
             && y >= 0
             && x < tw as i64
             && y < th as i64
-            && labels.get_pixel(x as u32, y as u32).0[0] as usize == paper_label
+            && labels.get_pixel(x as u32, y as u32).0[0] as usize == label
     };
-    // The outline: paper pixels with a neighbour that is not paper (or the image edge).
     let mut outline: Vec<Point> = Vec::new();
     for y in 0..th as i64 {
         for x in 0..tw as i64 {
@@ -113,17 +143,7 @@ pub fn find_paper(grey: &GrayImage) -> Paper {
             }
         }
     }
-    let Some(corners) = fit_quad(&outline) else {
-        return whole;
-    };
-    if !plausible_sheet(&corners, (tw * th) as f32) || !stands_out(&thumb, &corners) {
-        return whole;
-    }
-    let quad = corners.map(|[x, y]| [x / scale, y / scale]);
-    Paper {
-        quad,
-        fills_image: false,
-    }
+    outline
 }
 
 /// Whether a quadrilateral can be a sheet of paper seen by a camera: convex, corners near
