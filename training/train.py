@@ -102,11 +102,10 @@ class Reader(nn.Module):
         return torch.log_softmax(self.out(x), dim=-1)  # N x 48 x C
 
 
-def reader_for(state_or_shape, classes):
-    """A Reader of the widths a checkpoint (or a shape dict) records; checkpoints from before
-    students existed are the shipped shape."""
-    shape = state_or_shape.get("shape", state_or_shape if "channels" in state_or_shape else SHIPPED_SHAPE)
-    return Reader(classes, shape["channels"], shape["hidden"])
+def shape_of(state):
+    """The widths a checkpoint records; checkpoints from before narrower readers existed are
+    the shipped shape."""
+    return state.get("shape", SHIPPED_SHAPE)
 
 
 def onnx_shape(onnx_path):
@@ -242,7 +241,7 @@ def rng_sample(n, k):
 def export(run, stem):
     state = torch.load(os.path.join(run, "checkpoint.pt"), map_location="cpu")
     charset = state["charset"]
-    model = reader_for(state, len(charset) + 1)
+    model = Reader(len(charset) + 1, **shape_of(state))
     model.load_state_dict(state["model"])
     model.eval()
     dummy = torch.zeros(1, 1, HEIGHT, WIDTH)
@@ -281,13 +280,13 @@ def average(runs, out, val):
     charset = states[0]["charset"]
     if any(s["charset"] != charset for s in states):
         raise SystemExit("the runs read different charsets: their weights cannot be averaged")
-    if any(reader_for(s, 1).shape != reader_for(states[0], 1).shape for s in states):
+    if any(shape_of(s) != shape_of(states[0]) for s in states):
         raise SystemExit("the runs have different widths: their weights cannot be averaged")
     weights = {
         k: sum(s["model"][k] for s in states) / len(states) if v.is_floating_point() else v
         for k, v in states[-1]["model"].items()
     }
-    model = reader_for(states[0], len(charset) + 1)
+    model = Reader(len(charset) + 1, **shape_of(states[0]))
     model.load_state_dict(weights)
     metrics = evaluate(model, *load_cells(val), charset) if val else {}
     os.makedirs(out, exist_ok=True)
@@ -446,10 +445,12 @@ def train(args):
         charset = "".join(sorted(set(BASE_CHARSET) | {c for t in texts for c in t}))
     index = {c: i + 1 for i, c in enumerate(charset)}
     keep = [i for i, t in enumerate(texts) if all(c in index for c in t)]
+    # The cells that set a warm-started reader's BatchNorms and rank a pruned one's channels.
+    sample = images[rng_sample(len(images), 512)]
     if state:
-        model = reader_for(state, len(charset) + 1)
+        model = Reader(len(charset) + 1, **shape_of(state))
     elif args.init_onnx:
-        model = reader_for(onnx_shape(args.init_onnx), len(charset) + 1)
+        model = Reader(len(charset) + 1, **onnx_shape(args.init_onnx))
     else:
         model = Reader(len(charset) + 1, args.channels or SHIPPED_SHAPE["channels"],
                        args.hidden or SHIPPED_SHAPE["hidden"])
@@ -457,13 +458,12 @@ def train(args):
     if args.teacher:
         # The teacher reads each augmented batch as it would read a cell at use (BatchNorm on
         # its running statistics, which `warm_start` sets to reproduce the export exactly).
-        teacher = reader_for(onnx_shape(args.teacher), len(charset) + 1)
-        warm_start(teacher, args.teacher, images[rng_sample(len(images), 512)], card_charset(args.teacher),
-                   charset)
+        teacher = Reader(len(charset) + 1, **onnx_shape(args.teacher))
+        warm_start(teacher, args.teacher, sample, card_charset(args.teacher), charset)
         print(f"teacher {args.teacher}: {evaluate(teacher, val_images, val_texts, charset)}")
         teacher.eval()
         if args.prune and not state:
-            model = pruned(teacher, model.shape, images[rng_sample(len(images), 512)])
+            model = pruned(teacher, model.shape, sample)
             print(f"cut out of the teacher: {evaluate(model, val_images, val_texts, charset)}")
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
@@ -476,7 +476,7 @@ def train(args):
         step = state["step"]
         print(f"resumed at step {step}")
     elif args.init_onnx:
-        warm_start(model, args.init_onnx, images[rng_sample(len(images), 512)], onnx_charset, charset)
+        warm_start(model, args.init_onnx, sample, onnx_charset, charset)
         print(f"started from the weights of {args.init_onnx}: {evaluate(model, val_images, val_texts, charset)}")
     if args.steps == 0 and not state:
         # The warm-started reader as a run, to average with its fine-tunes (`--average`).
