@@ -142,77 +142,20 @@ pub fn scan(page: &RgbImage, rng: &mut Rng) -> Option<Shot> {
 
 /// A phone photo of the sheet on a desk: perspective, rotation, uneven light, a shadow.
 pub fn photograph(page: &RgbImage, rng: &mut Rng) -> Option<Shot> {
-    let (pw, ph) = (page.width() as f32, page.height() as f32);
-    let (w, h) = (
-        (pw * uniform(rng, 1.05, 1.3)) as u32,
-        (ph * uniform(rng, 1.05, 1.25)) as u32,
-    );
-    let fill = uniform(rng, 0.72, 0.94);
-    let scale = fill * (w as f32 / pw).min(h as f32 / ph);
-    let angle = uniform(rng, -7.0, 7.0).to_radians();
-    let (sin, cos) = angle.sin_cos();
-    let (cx, cy) = (
-        w as f32 / 2.0 + uniform(rng, -0.04, 0.04) * w as f32,
-        h as f32 / 2.0 + uniform(rng, -0.04, 0.04) * h as f32,
-    );
-    let tilt = uniform(rng, 0.0, 0.07);
-    // A camera held above the sheet at a slant: one side of the page nearer, so wider.
-    let (near_x, near_y) = (
-        uniform(rng, -1.0, 1.0) * tilt,
-        uniform(rng, -1.0, 1.0) * tilt,
-    );
-    let quad = [(0.0, 0.0), (pw, 0.0), (pw, ph), (0.0, ph)].map(|(x, y)| {
-        let (nx, ny) = (x / pw - 0.5, y / ph - 0.5);
-        let widen = 1.0 + near_x * ny * 2.0 + near_y * nx * 2.0;
-        let (dx, dy) = (nx * pw * scale * widen, ny * ph * scale * widen);
-        let jitter = pw * scale * 0.012;
-        [
-            cx + dx * cos - dy * sin + uniform(rng, -jitter, jitter),
-            cy + dx * sin + dy * cos + uniform(rng, -jitter, jitter),
-        ]
-    });
-    let quad = fit_inside(quad, w as f32, h as f32);
-    let desk = desk_colour(rng);
-    let grain = uniform(rng, 0.0, 0.12);
-    let grain_freq = uniform(rng, 0.01, 0.05);
-    let grain_phase = uniform(rng, 0.0, std::f32::consts::TAU);
-    let background = move |x: u32, y: u32| {
-        let wave =
-            ((y as f32 * grain_freq + (x as f32 * 0.003).sin() * 3.0 + grain_phase).sin()) * grain;
-        desk.map(|c| c * (1.0 + wave))
-    };
-    let (mut image, to_image) = place_page(page, (w, h), quad, &background)?;
+    let pose = HandHeldPose::draw(page, rng);
+    let background = desk_background(rng);
+    let (mut image, to_image) = place_page(page, pose.frame, pose.quad, &background)?;
     let mut effects = vec![
-        format!("rotation {:.1} deg", angle.to_degrees()),
-        format!("perspective {:.3}", tilt),
+        format!("rotation {:.1} deg", pose.angle.to_degrees()),
+        format!("perspective {:.3}", pose.tilt),
     ];
-    // Light falls off across the sheet; sometimes a hand or phone casts a soft shadow.
-    let light_dir = uniform(rng, 0.0, std::f32::consts::TAU);
-    let falloff = uniform(rng, 0.05, 0.3);
-    let shadow = rng.chance(0.45).then(|| {
-        (
-            uniform(rng, 0.0, std::f32::consts::TAU),
-            uniform(rng, 0.15, 0.45),
-            uniform(rng, -0.3, 0.3),
-            uniform(rng, 0.02, 0.12),
-        )
-    });
-    if shadow.is_some() {
+    let lighting = Lighting::draw(rng);
+    if lighting.shadow.is_some() {
         effects.push("shadow".into());
     }
-    effects.push(format!("uneven light {falloff:.2}"));
-    let (fw, fh) = (w as f32, h as f32);
-    let light = move |x: u32, y: u32| {
-        let (nx, ny) = (x as f32 / fw - 0.5, y as f32 / fh - 0.5);
-        let along = nx * light_dir.cos() + ny * light_dir.sin();
-        let mut l = 1.0 - falloff * (along + 0.5) - 0.15 * (nx * nx + ny * ny);
-        if let Some((dir, depth, offset, softness)) = shadow {
-            let side = nx * dir.cos() + ny * dir.sin() - offset;
-            let t = (side / softness).clamp(-1.0, 1.0) * 0.5 + 0.5;
-            l *= 1.0 - depth * t;
-        }
-        l
-    };
+    effects.push(format!("uneven light {:.2}", lighting.falloff));
+    let (fw, fh) = (pose.frame.0 as f32, pose.frame.1 as f32);
+    let light = move |x: u32, y: u32| lighting.at(x as f32 / fw - 0.5, y as f32 / fh - 0.5);
     let cast = [uniform(rng, 0.92, 1.06), 1.0, uniform(rng, 0.88, 1.04)];
     let sigma = uniform(rng, 0.4, 1.5);
     image = gaussian_blur_f32(&image, sigma);
@@ -223,10 +166,123 @@ pub fn photograph(page: &RgbImage, rng: &mut Rng) -> Option<Shot> {
     Some(Shot {
         image,
         page_to_image: to_image,
-        page_quad: quad,
+        page_quad: pose.quad,
         effects,
         jpeg_quality: 55 + rng.below(36) as u8,
     })
+}
+
+/// Where a hand-held camera puts the page: the photo's size in pixels, the page's corners in
+/// it (clockwise from top left, all inside the frame), and the rotation (radians) and tilt
+/// (0 to 0.07, the share by which the near side of the page is wider) that placed them.
+struct HandHeldPose {
+    frame: (u32, u32),
+    quad: [[f32; 2]; 4],
+    angle: f32,
+    tilt: f32,
+}
+
+impl HandHeldPose {
+    fn draw(page: &RgbImage, rng: &mut Rng) -> HandHeldPose {
+        let (pw, ph) = (page.width() as f32, page.height() as f32);
+        let (w, h) = (
+            (pw * uniform(rng, 1.05, 1.3)) as u32,
+            (ph * uniform(rng, 1.05, 1.25)) as u32,
+        );
+        let fill = uniform(rng, 0.72, 0.94);
+        let scale = fill * (w as f32 / pw).min(h as f32 / ph);
+        let angle = uniform(rng, -7.0, 7.0).to_radians();
+        let (sin, cos) = angle.sin_cos();
+        let (cx, cy) = (
+            w as f32 / 2.0 + uniform(rng, -0.04, 0.04) * w as f32,
+            h as f32 / 2.0 + uniform(rng, -0.04, 0.04) * h as f32,
+        );
+        let tilt = uniform(rng, 0.0, 0.07);
+        // A camera held above the sheet at a slant: one side of the page nearer, so wider.
+        let (near_x, near_y) = (
+            uniform(rng, -1.0, 1.0) * tilt,
+            uniform(rng, -1.0, 1.0) * tilt,
+        );
+        let quad = [(0.0, 0.0), (pw, 0.0), (pw, ph), (0.0, ph)].map(|(x, y)| {
+            let (nx, ny) = (x / pw - 0.5, y / ph - 0.5);
+            let widen = 1.0 + near_x * ny * 2.0 + near_y * nx * 2.0;
+            let (dx, dy) = (nx * pw * scale * widen, ny * ph * scale * widen);
+            let jitter = pw * scale * 0.012;
+            [
+                cx + dx * cos - dy * sin + uniform(rng, -jitter, jitter),
+                cy + dx * sin + dy * cos + uniform(rng, -jitter, jitter),
+            ]
+        });
+        HandHeldPose {
+            frame: (w, h),
+            quad: fit_inside(quad, w as f32, h as f32),
+            angle,
+            tilt,
+        }
+    }
+}
+
+/// A desk's colour at each pixel of the photo: a wood or cloth tone with a faint wavy grain.
+fn desk_background(rng: &mut Rng) -> impl Fn(u32, u32) -> [f32; 3] + Sync {
+    let desk = desk_colour(rng);
+    let grain = uniform(rng, 0.0, 0.12);
+    let grain_freq = uniform(rng, 0.01, 0.05);
+    let grain_phase = uniform(rng, 0.0, std::f32::consts::TAU);
+    move |x: u32, y: u32| {
+        let wave =
+            ((y as f32 * grain_freq + (x as f32 * 0.003).sin() * 3.0 + grain_phase).sin()) * grain;
+        desk.map(|c| c * (1.0 + wave))
+    }
+}
+
+/// The light on a photographed sheet: it falls off across the sheet from one side
+/// (`falloff` 0.05 to 0.3 of full light), and sometimes a hand or phone casts a soft shadow.
+#[derive(Clone, Copy)]
+struct Lighting {
+    direction: f32,
+    falloff: f32,
+    shadow: Option<Shadow>,
+}
+
+/// A soft shadow's edge: its direction (radians), how dark it makes the sheet (0.15 to 0.45),
+/// the edge's offset from the centre and its softness, both in shares of the frame.
+#[derive(Clone, Copy)]
+struct Shadow {
+    direction: f32,
+    depth: f32,
+    offset: f32,
+    softness: f32,
+}
+
+impl Lighting {
+    fn draw(rng: &mut Rng) -> Lighting {
+        let direction = uniform(rng, 0.0, std::f32::consts::TAU);
+        let falloff = uniform(rng, 0.05, 0.3);
+        let shadow = rng.chance(0.45).then(|| Shadow {
+            direction: uniform(rng, 0.0, std::f32::consts::TAU),
+            depth: uniform(rng, 0.15, 0.45),
+            offset: uniform(rng, -0.3, 0.3),
+            softness: uniform(rng, 0.02, 0.12),
+        });
+        Lighting {
+            direction,
+            falloff,
+            shadow,
+        }
+    }
+
+    /// The light (about 0.4 to 1) at a point of the frame, `nx` and `ny` from -0.5 to 0.5
+    /// across it.
+    fn at(&self, nx: f32, ny: f32) -> f32 {
+        let along = nx * self.direction.cos() + ny * self.direction.sin();
+        let mut l = 1.0 - self.falloff * (along + 0.5) - 0.15 * (nx * nx + ny * ny);
+        if let Some(shadow) = self.shadow {
+            let side = nx * shadow.direction.cos() + ny * shadow.direction.sin() - shadow.offset;
+            let t = (side / shadow.softness).clamp(-1.0, 1.0) * 0.5 + 0.5;
+            l *= 1.0 - shadow.depth * t;
+        }
+        l
+    }
 }
 
 /// Shrinks `quad` about the image centre until it lies inside a `w` x `h` image with a small
