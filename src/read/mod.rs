@@ -1700,13 +1700,13 @@ mod tests {
         // A hand the reader could hardly read fits no start: it says nothing of the start.
         assert_eq!(doubted_start(&from_usual, &unsure, &usual), None);
         // Half the opening's moves read from cells read with some confidence are enough.
+        let opening_cells: Vec<usize> = from_usual
+            .moves
+            .iter()
+            .take(OPENING_PLIES)
+            .filter_map(|m| m.cell)
+            .collect();
         let read_surely_in = |count: usize| -> Vec<GameCell> {
-            let opening_cells: Vec<usize> = from_usual
-                .moves
-                .iter()
-                .take(OPENING_PLIES)
-                .filter_map(|m| m.cell)
-                .collect();
             let mut cells = unsure.clone();
             for &c in opening_cells.iter().take(count) {
                 cells[c] = sure[c].clone();

@@ -237,7 +237,6 @@ fn desk_background(rng: &mut Rng) -> impl Fn(u32, u32) -> [f32; 3] + Sync {
 
 /// The light on a photographed sheet: it falls off across the sheet from one side
 /// (`falloff` 0.05 to 0.3 of full light), and sometimes a hand or phone casts a soft shadow.
-#[derive(Clone, Copy)]
 struct Lighting {
     direction: f32,
     falloff: f32,
