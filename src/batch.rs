@@ -334,6 +334,10 @@ pub struct BatchSummary {
     /// fit it so poorly that it may have begun elsewhere (`start_doubt` of the game's JSON,
     /// [`crate::read::GameRead::start_doubt`]).
     pub start_doubts: Vec<String>,
+    /// The first page of every finished game given no start and read from a Chess960 start
+    /// found from its writing (`start_found` of the game's JSON,
+    /// [`crate::read::GameRead::start_found`]).
+    pub starts_found: Vec<String>,
     /// The first page of every finished game with a later page whose first moves fit it so
     /// poorly that the page may not continue the game (`continuation_doubts` of the game's
     /// JSON, [`crate::read::GameRead::continuation_doubts`]).
@@ -379,6 +383,7 @@ impl BatchSummary {
                 .collect::<Vec<_>>(),
             "blank_pages": self.blank_pages,
             "start_doubts": self.start_doubts,
+            "starts_found": self.starts_found,
             "continuation_doubts": self.continuation_doubts,
             "descriptive": self.descriptive,
             "by_game": self.by_game.iter()
@@ -518,6 +523,7 @@ pub fn run(
         small_cell_pages: finished.small_cell_pages,
         blank_pages: finished.blank_pages,
         start_doubts: finished.start_doubts,
+        starts_found: finished.starts_found,
         continuation_doubts: finished.continuation_doubts,
         descriptive: finished.descriptive,
         by_game: finished.by_game,
@@ -542,6 +548,7 @@ struct Finished {
     small_cell_pages: Vec<(String, f64)>,
     blank_pages: Vec<String>,
     start_doubts: Vec<String>,
+    starts_found: Vec<String>,
     continuation_doubts: Vec<String>,
     descriptive: Vec<String>,
     by_game: Vec<GameLine>,
@@ -581,6 +588,9 @@ impl Finished {
         }
         if json["start_doubt"].is_string() {
             self.start_doubts.push(first_page());
+        }
+        if json["start_found"].is_string() {
+            self.starts_found.push(first_page());
         }
         if json["continuation_doubts"]
             .as_array()
@@ -626,6 +636,7 @@ fn read_one(
         Some(start) => {
             from_start = ReadOptions {
                 start: start.clone(),
+                search_chess960_start: false,
                 ..options.clone()
             };
             &from_start

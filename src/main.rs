@@ -295,6 +295,10 @@ impl GameArgs {
         }
     }
 
+    fn start_given(&self) -> bool {
+        self.start_fen.is_some() || self.chess960.is_some()
+    }
+
     fn language(&self) -> Result<LanguageChoice, String> {
         language_choice(&self.lang)
     }
@@ -545,6 +549,7 @@ fn run_read(args: &ReadArgs) -> Result<(), String> {
         start,
         language,
         notation,
+        search_chess960_start: !args.game.start_given(),
         ..ReadOptions::default()
     };
     let page_files = |texts: &[String]| -> Vec<PageFile> {
@@ -614,6 +619,9 @@ fn print_read_notes(name: &str, read: &GameRead, options: &ReadOptions) {
             eprintln!("{name}: note: {note}");
         }
     }
+    if let Some(note) = read.start_found_note() {
+        eprintln!("{name}: warning: {note}");
+    }
     if let Some(note) = read.start_note() {
         eprintln!("{name}: warning: {note}");
     }
@@ -678,9 +686,11 @@ fn run_batch(args: &BatchArgs) -> Result<(), String> {
             ..game
         })
         .collect();
+    // A manifest line's start, where it gives one, turns the search for a start off.
     let options = ReadOptions {
         language,
         notation,
+        search_chess960_start: true,
         ..ReadOptions::default()
     };
     let pool = rayon::ThreadPoolBuilder::new()
@@ -740,6 +750,9 @@ fn print_batch_summary(out: &Path, summary: &BatchSummary) {
     }
     for page in &summary.blank_pages {
         eprintln!("  no writing seen (a blank sheet, or too faint?): {page}");
+    }
+    for file in &summary.starts_found {
+        eprintln!("  read from a Chess960 start found from the writing (check it): {file}");
     }
     for file in &summary.start_doubts {
         eprintln!(

@@ -514,3 +514,77 @@ fn a_blank_form_is_read_as_no_moves_and_said_to_be_blank() {
         read.game.moves.len()
     );
 }
+
+#[test]
+fn a_chess960_game_read_without_its_start_is_read_from_the_start_its_writing_fits() {
+    use scoresheet::read::{read_game, ReadOptions};
+    use scoresheet::report::PgnTags;
+    use scoresheet::start::StartPosition;
+    use scoresheet::synth::camera::Capture;
+    use scoresheet::synth::sheet::{prior_game, SheetGame, StartKind};
+    use scoresheet::synth::Rng;
+    use shakmaty::san::SanPlus;
+
+    // Start 0 (BBQNNRKR): bishops in the corners and knights in the middle, pieces no game
+    // from the usual start moves as this one does.
+    let number = 0;
+    let start = StartPosition::chess960(number).unwrap();
+    let moves = prior_game(&start.position, 40, &mut Rng::new(3));
+    let played: Vec<String> = moves
+        .iter()
+        .scan(start.position.clone(), |pos, &m| {
+            Some(SanPlus::from_move_and_play_unchecked(pos, m).to_string())
+        })
+        .collect();
+    let game = SheetGame {
+        start: start.clone(),
+        moves,
+        tags: common::games()[3].tags.clone(),
+        start_kind: StartKind::Chess960,
+    };
+    let sheet = generated_sheet("chess960.jpg", &game, "en", 0, 4, Capture::Scan);
+    let reader = Reader::shipped().expect("models/reader-int8.onnx loads");
+
+    // Not told to look for a start, it reads the game from the usual start, and doubts it.
+    let usual = read_game(
+        std::slice::from_ref(&sheet),
+        &[],
+        reader,
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    assert!(usual.game.start.is_standard());
+    assert_eq!(usual.start_found, None);
+    assert!(usual.start_doubt.is_some());
+    let from_usual = moves_right(&usual.game, &played);
+
+    let searching = ReadOptions {
+        search_chess960_start: true,
+        ..ReadOptions::default()
+    };
+    let found = read_game(std::slice::from_ref(&sheet), &[], reader, &searching).unwrap();
+    assert_eq!(found.start_found, Some(number));
+    assert_eq!(found.game.start.fen(), start.fen());
+    assert_eq!(found.start_doubt, None);
+    let right = moves_right(&found.game, &played);
+    assert!(
+        right * 100 >= played.len() * 95,
+        "{right} of {}",
+        played.len()
+    );
+    assert!(right > from_usual + 10, "{right} against {from_usual}");
+    let json = found.to_json(&PgnTags::default());
+    let note = json["start_found"].as_str().unwrap();
+    assert!(note.contains("Chess960 start 0"), "{note}");
+    assert!(json["pgn"].as_str().unwrap().contains("Chess960 start 0"));
+    assert_eq!(json["start_doubt"], serde_json::Value::Null);
+
+    // Told the start, it reads the same moves and says nothing of starts.
+    let told = ReadOptions {
+        start: start.clone(),
+        ..ReadOptions::default()
+    };
+    let given = read_game(&[sheet], &[], reader, &told).unwrap();
+    assert_eq!(given.start_found, None);
+    assert_eq!(moves_right(&given.game, &played), right);
+}

@@ -204,6 +204,24 @@ pub fn decode_remembering<E: CellEvidence>(
     game_from_lattice(&lattice, cells, start, lang, config)
 }
 
+/// How well the first `cells_read` of `cells` read from each of `starts` in `lang`: the score
+/// (log-likelihood) of the likeliest game a search with `config` finds from each, in order,
+/// without the rescues [`decode`] adds; negative infinity where no game reads to the end. The
+/// writer's habits are those all of `cells` show, as [`decode`] takes them. For telling which
+/// start a game was played from: the starts are searched side by side, a few dozen of them
+/// sharing what they score.
+pub fn scores_from_starts<E: CellEvidence>(
+    cells: &[E],
+    cells_read: usize,
+    starts: &[Chess],
+    lang: &Language,
+    config: &DecoderConfig,
+) -> Vec<f32> {
+    let (cells, adapted) = adapted_to(cells, config);
+    let read = &cells[..cells_read.min(cells.len())];
+    lattice::best_scores_from(starts, read, lang, &adapted)
+}
+
 /// Sharpens `base` to the habits a sheet's cells show: a writer keeps to one capture mark, one
 /// castling digit or letter, short or long algebraic. Habits seen in at least three cells with
 /// no sign of the alternative become the expected form; the alternatives stay possible.
@@ -959,6 +977,49 @@ mod tests {
         // The chosen move and the others written as it hold most of the ply's mass.
         let shown: f32 = rc8.confidence + elsewhere.iter().map(|a| a.confidence).sum::<f32>();
         assert!(shown > 0.8, "{rc8:?}");
+    }
+
+    #[test]
+    fn the_start_a_game_was_played_from_reads_its_cells_best() {
+        // Chess960 start 0 (BBQNNRKR): the bishops in the corners take at once, which no
+        // bishop of the usual start can.
+        let written = [
+            "b3", "b6", "Bxg7", "Bxg2", "Bxh8", "Bxh1", "Nc3", "Nc6", "Nf3", "Nf6",
+        ];
+        let cells: Vec<TypedCell> = written.iter().map(|t| TypedCell::new(t)).collect();
+        let starts: Vec<StartPosition> = [0, 1, 518, 959]
+            .iter()
+            .map(|&n| StartPosition::chess960(n).unwrap())
+            .collect();
+        assert!(
+            starts[0].fen().starts_with("bbqnnrkr/"),
+            "{}",
+            starts[0].fen()
+        );
+        let positions: Vec<Chess> = starts.iter().map(|s| s.position.clone()).collect();
+        let english = Language::by_code("en").unwrap();
+        let config = DecoderConfig::default();
+        let scores = scores_from_starts(&cells, cells.len(), &positions, english, &config);
+        assert_eq!(scores.len(), 4);
+        let game = decode(&cells, &starts[0], LanguageChoice::Fixed(english), &config);
+        assert_eq!(
+            scores[0], game.score,
+            "the narrow search finds the game decode finds"
+        );
+        for (other, score) in scores.iter().enumerate().skip(1) {
+            assert!(*score < scores[0] - 10.0, "start {other}: {scores:?}");
+        }
+        // The first four cells (pawns, then the corner bishops taking) tell start 0 from the
+        // usual start and from 959 (RKRNNQBB), not from start 1 (BQNBNRKR), whose bishops
+        // stand on a1 and a8 too: the rest of the game does. Reading no cell tells nothing.
+        let opening = scores_from_starts(&cells, 4, &positions, english, &config);
+        assert!((opening[0] - opening[1]).abs() < 1.0, "{opening:?}");
+        assert!(
+            opening[2] < opening[0] - 5.0 && opening[3] < opening[0] - 5.0,
+            "{opening:?}"
+        );
+        let nothing = scores_from_starts(&cells, 0, &positions, english, &config);
+        assert!(nothing.iter().all(|&s| s == 0.0), "{nothing:?}");
     }
 
     #[test]

@@ -25,6 +25,7 @@ use crate::report::html::{review_html, ReviewCell, ReviewPage};
 use crate::report::{to_json_with_note, to_pgn_with_note, PgnTags};
 use crate::start::StartPosition;
 
+pub mod chess960;
 mod copies;
 pub mod writer;
 
@@ -79,6 +80,12 @@ pub struct ReadOptions {
     pub adapt_to_writer: bool,
     /// The notation the sheets are written in, or how to tell it.
     pub notation: NotationChoice,
+    /// `start` is the usual start because no start was given (a folder of sheets, `read`
+    /// without `--start-fen` or `--chess960`): where the game's first moves put the usual
+    /// start in doubt ([`GameRead::start_doubt`]), the Chess960 starts are tried
+    /// ([`chess960::chess960_start_from_writing`]) and the game read from one that explains
+    /// the writing far better ([`GameRead::start_found`]).
+    pub search_chess960_start: bool,
 }
 
 /// The notation of a game's sheets, as the user gives it or as it is told from them.
@@ -106,6 +113,7 @@ impl Default for ReadOptions {
             evidence_scale: DEFAULT_EVIDENCE_SCALE,
             adapt_to_writer: true,
             notation: NotationChoice::Algebraic,
+            search_chess960_start: false,
         }
     }
 }
@@ -290,6 +298,10 @@ pub struct GameRead {
     /// were flagged in cells read with some confidence, when so many ([`OPENING_DOUBT_FLAGS`])
     /// that the game may have begun elsewhere ([`GameRead::start_note`]).
     pub start_doubt: Option<usize>,
+    /// The number of the Chess960 start the game was read from, when no start was given and
+    /// its first moves read far better from there than from the usual start
+    /// ([`ReadOptions::search_chess960_start`], [`GameRead::start_found_note`]).
+    pub start_found: Option<u32>,
     /// Every page after the first of a sheet (the own sheet's, then the copy's), with how
     /// many of its first moves fit the game poorly, counted as [`GameRead::start_doubt`]
     /// counts them ([`later_page_openings`]); those with many may not continue the page
@@ -390,29 +402,50 @@ pub fn read_game(
     }
     // The language stays the one found: the game is decoded again in it, if at all.
     let copy_language = decoder.copy_language.unwrap_or(game.language);
+    let (usual_score, usual_language) = (game.score, game.language);
     let own_pages = sheets.len();
-    // The readings as the reader made them, for the report, when the game is decoded again
-    // from the writer's adapted ones.
-    let mut as_read = None;
-    if options.adapt_to_writer {
-        let sheets_read: Vec<WhichSheet> = cells.iter().map(|c| c.sheet(own_pages)).collect();
-        let rounds = WriterRounds {
-            sheets_read: &sheets_read,
-            copy_language,
-            options,
-            decoder: &decoder,
-            priors: &priors,
-        };
-        (game, as_read) = adapt_to_writer(game, &mut evidence, &rounds);
+    let sheets_read: Vec<WhichSheet> = cells.iter().map(|c| c.sheet(own_pages)).collect();
+    let finishing = Finishing {
+        cells: &cells,
+        sheets_read: &sheets_read,
+        pages: (&pages, &copy_pages),
+        copy_language,
+        decoder: &decoder,
+        priors: &priors,
+    };
+    let mut finished = finishing.finish(game, evidence, options);
+    let mut start_found = None;
+    if options.search_chess960_start && finished.start_doubt.is_some() {
+        let as_read = finished.as_read.as_ref().unwrap_or(&finished.evidence);
+        let found = chess960::chess960_start_from_writing(
+            as_read,
+            (usual_score, usual_language),
+            &decoder,
+            &priors,
+        );
+        // A start is found where its game reads the opening as the writing says it, before
+        // writer adaptation (a game from a set position fits no Chess960 start, though one
+        // may fit it better than the usual start does) and after.
+        let found = found.filter(|found| doubted_opening(&found.game, &cells).is_none());
+        if let Some(found) = found {
+            let from_found = ReadOptions {
+                start: found.start,
+                ..options.clone()
+            };
+            let readings = as_read.iter().map(CellReading::unscored).collect();
+            let again = finishing.finish(found.game, readings, &from_found);
+            if doubted_opening(&again.game, &cells).is_none() {
+                (finished, start_found) = (again, Some(found.number));
+            }
+        }
     }
-    let (start_doubt, later_pages) = mark_for_review(
-        &mut game,
-        &cells,
-        &evidence,
-        &decoder,
-        (&pages, &copy_pages),
-        &options.start,
-    );
+    let Finished {
+        game,
+        evidence,
+        as_read,
+        start_doubt,
+        later_pages,
+    } = finished;
     let as_read = as_read.as_ref().unwrap_or(&evidence);
     for (cell, reading) in cells.iter_mut().zip(as_read) {
         let language = match cell.sheet(own_pages) {
@@ -431,9 +464,65 @@ pub fn read_game(
         set_aside,
         torn_pages,
         start_doubt,
+        start_found,
         later_pages,
         notation,
     })
+}
+
+/// What every reading of a game ends with: its cells, and how they were decoded.
+struct Finishing<'a> {
+    cells: &'a [GameCell],
+    sheets_read: &'a [WhichSheet],
+    /// The own sheet's pages and the copy's.
+    pages: (&'a [Cells], &'a [Cells]),
+    copy_language: &'static Language,
+    decoder: &'a DecoderConfig,
+    priors: &'a PriorMemo,
+}
+
+/// A game decoded, adapted to its writer and marked for review.
+struct Finished {
+    game: Game,
+    /// What the last decoding read: the writer's adapted readings, or the reader's own.
+    evidence: Vec<CellReading>,
+    /// The reader's own readings, when the game was decoded again from adapted ones.
+    as_read: Option<Vec<CellReading>>,
+    start_doubt: Option<usize>,
+    later_pages: Vec<LaterPageOpening>,
+}
+
+impl Finishing<'_> {
+    /// `game`, decoded from `evidence` as `options` say, decoded again through its writer's
+    /// confusions when `options` ask for it ([`adapt_to_writer`]), then marked for review.
+    fn finish(&self, game: Game, evidence: Vec<CellReading>, options: &ReadOptions) -> Finished {
+        let (mut game, mut evidence, mut as_read) = (game, evidence, None);
+        if options.adapt_to_writer {
+            let rounds = WriterRounds {
+                sheets_read: self.sheets_read,
+                copy_language: self.copy_language,
+                options,
+                decoder: self.decoder,
+                priors: self.priors,
+            };
+            (game, as_read) = adapt_to_writer(game, &mut evidence, &rounds);
+        }
+        let (start_doubt, later_pages) = mark_for_review(
+            &mut game,
+            self.cells,
+            &evidence,
+            self.decoder,
+            self.pages,
+            &options.start,
+        );
+        Finished {
+            game,
+            evidence,
+            as_read,
+            start_doubt,
+            later_pages,
+        }
+    }
 }
 
 /// The options and decoder settings a game written in `notation` is read with: descriptive
@@ -707,6 +796,12 @@ fn doubted_start(game: &Game, cells: &[GameCell], start: &StartPosition) -> Opti
     if !start.is_standard() {
         return None;
     }
+    doubted_opening(game, cells)
+}
+
+/// How many of `game`'s first [`OPENING_PLIES`] moves are flagged, when enough to doubt its
+/// start, counted as [`doubted_start`] counts them, whatever the start.
+fn doubted_opening(game: &Game, cells: &[GameCell]) -> Option<usize> {
     let opening = &game.moves[..game.moves.len().min(OPENING_PLIES)];
     let read_surely = |m: &&DecodedMove| {
         m.cell
@@ -1281,6 +1376,21 @@ impl GameRead {
         })
     }
 
+    /// A sentence for the user when the game was read from a Chess960 start found from the
+    /// writing ([`GameRead::start_found`]).
+    pub fn start_found_note(&self) -> Option<String> {
+        self.start_found.map(|number| {
+            format!(
+                "no start was given and the first moves read as if from another start: read \
+                 from Chess960 start {number} ({}), whose game fits the writing far better \
+                 than any from the usual start; if the game began elsewhere, read it again \
+                 with its start (--start-fen or --chess960, 518 for the usual one; start= or \
+                 chess960= in a batch manifest)",
+                self.game.start.fen()
+            )
+        })
+    }
+
     /// The later pages ([`GameRead::later_pages`]) whose first moves fit the game so poorly
     /// that they may not continue the page before them.
     pub fn continuation_doubts(&self) -> impl Iterator<Item = &LaterPageOpening> {
@@ -1335,6 +1445,7 @@ impl GameRead {
             .as_ref()
             .map(SetAside::note)
             .into_iter()
+            .chain(self.start_found_note())
             .chain(self.start_note())
             .chain(self.continuation_notes())
             .chain(self.blank_page_notes())
@@ -1415,6 +1526,7 @@ impl GameRead {
             .set_aside
             .iter()
             .map(SetAside::note)
+            .chain(self.start_found_note())
             .chain(self.start_note())
             .chain(self.continuation_notes())
             .chain(self.blank_page_notes())
@@ -1504,6 +1616,7 @@ impl GameRead {
         json["torn_pages"] = json!(self.torn_pages);
         json["blank_pages"] = json!(self.blank_pages());
         json["start_doubt"] = json!(self.start_note());
+        json["start_found"] = json!(self.start_found_note());
         json["continuation_doubts"] = json!(self.continuation_notes());
         json["pages_turned_upright_degrees"] = json!(self
             .pages

@@ -69,6 +69,7 @@ mod priors;
 mod rescue;
 mod scorer;
 mod slips;
+mod starts;
 
 use priors::set_priors;
 pub use priors::PriorMemo;
@@ -78,6 +79,7 @@ use keep::{admit, AlignmentRanks};
 pub use loss::SearchLoss;
 pub(crate) use loss::{forced_search, line_score, search_loss};
 pub(crate) use rescue::{escalated, rescued, rescued_once, Rescued};
+pub(crate) use starts::best_scores_from;
 
 /// How a move on a path relates to the cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
