@@ -1,13 +1,14 @@
 //! A Chess960 start found from the writing, for a game read without being told its start.
 //!
 //! A folder of sheets gives no starts, and a Chess960 game read from the usual start explains
-//! its first cells by misreadings and slips ([`super::doubted_start`]). Where the usual start
-//! is doubted, the starts are tried in three rounds, each narrower and longer than the one
-//! before: every Chess960 start on the opening's cells, a narrow search each; the few that
-//! read the opening best on the whole game, as narrowly; the best of those decoded as the
-//! usual start's game was. Two starts that differ only in pieces that have not moved yet
-//! read an opening alike, so the opening alone cannot pick the start; a piece's first move,
-//! later in the game, tells them apart.
+//! its first cells by misreadings and slips. Where the usual start is doubted
+//! ([`super::doubted_start`]), or a few of its opening's moves are flagged and a cheap screen
+//! finds a likelier start, the starts are tried in three rounds, each on fewer starts and
+//! more cells than the one before: every Chess960 start on the opening's cells, a narrow
+//! search each; the few that read the opening best on the whole game, as narrowly; the best
+//! of those decoded as the usual start's game was. Two starts that differ only in pieces that
+//! have not moved yet read an opening alike, so the opening alone cannot pick the start; a
+//! piece's first move, later in the game, tells them apart.
 
 use shakmaty::Chess;
 
@@ -94,28 +95,15 @@ pub fn chess960_start_from_writing(
         }
     }
     let trial = trial_config(decoder, TRIAL_BEAM_WIDTH);
-    let opening = scores_from_starts(evidence, OPENING_CELLS, &positions, lang, &trial);
-    let usual_opening = opening[0];
-    let mut ranked: Vec<(u32, f32, &Chess)> = others
-        .iter()
-        .zip(&opening[1..])
-        .map(|((n, position), &score)| (*n, score, position))
-        .collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let best_opening = ranked.first()?.1;
-    if best_opening < usual_opening + OPENING_MARGIN {
-        return None;
-    }
-    ranked.retain(|&(_, score, _)| score >= best_opening - SHORTLIST_WITHIN);
-    ranked.truncate(SHORTLIST_MAX);
-    let shortlist: Vec<Chess> = ranked.iter().map(|(_, _, p)| (*p).clone()).collect();
+    let shortlist = opening_shortlist(evidence, (&positions, &others), lang, &trial)?;
+    let positions: Vec<Chess> = shortlist.iter().map(|&(_, p)| p.clone()).collect();
     // Not weighed against the usual start's narrow search: a narrow search from the true
     // start may lose its game where the decoder's own finds it (seed 100's sheet 00044).
-    let whole = scores_from_starts(evidence, evidence.len(), &shortlist, lang, &trial);
-    let (number, _) = ranked
+    let whole = scores_from_starts(evidence, evidence.len(), &positions, lang, &trial);
+    let (number, _) = shortlist
         .iter()
         .zip(&whole)
-        .map(|((n, _, _), &score)| (*n, score))
+        .map(|(&(n, _), &score)| (n, score))
         .reduce(|best, next| if next.1 > best.1 { next } else { best })?;
     let start = StartPosition::chess960(number).ok()?;
     let game = decode_remembering(
@@ -130,6 +118,37 @@ pub fn chess960_start_from_writing(
         start,
         game,
     })
+}
+
+/// The Chess960 starts (`others`, numbered) that read the opening's cells best, within
+/// [`SHORTLIST_WITHIN`] nats of the best and [`SHORTLIST_MAX`] at most, the best first; none
+/// where the best reads them less than [`OPENING_MARGIN`] nats better than the usual start.
+/// `positions`: the usual start, then `others`' positions, as searched.
+fn opening_shortlist<'s>(
+    evidence: &[CellReading],
+    (positions, others): (&[Chess], &'s [(u32, Chess)]),
+    lang: &Language,
+    trial: &DecoderConfig,
+) -> Option<Vec<(u32, &'s Chess)>> {
+    let opening = scores_from_starts(evidence, OPENING_CELLS, positions, lang, trial);
+    let mut ranked: Vec<(u32, f32, &Chess)> = others
+        .iter()
+        .zip(&opening[1..])
+        .map(|((n, position), &score)| (*n, score, position))
+        .collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let best = ranked.first()?.1;
+    if best < opening[0] + OPENING_MARGIN {
+        return None;
+    }
+    Some(
+        ranked
+            .into_iter()
+            .take_while(|&(_, score, _)| score >= best - SHORTLIST_WITHIN)
+            .take(SHORTLIST_MAX)
+            .map(|(n, _, position)| (n, position))
+            .collect(),
+    )
 }
 
 /// The decoder's settings narrowed to `width` positions a cell for trying a start (the
