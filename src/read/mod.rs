@@ -89,9 +89,10 @@ pub struct ReadOptions {
     pub notation: NotationChoice,
     /// `start` is the usual start because no start was given (a folder of sheets, `read`
     /// without `--start-fen` or `--chess960`): where the game's first moves put the usual
-    /// start in doubt ([`GameRead::start_doubt`]), the Chess960 starts are tried
-    /// ([`chess960::chess960_start_from_writing`]) and the game read from one that explains
-    /// the writing far better ([`GameRead::start_found`]).
+    /// start in doubt ([`GameRead::start_doubt`]), or [`OPENING_UNEASY_FLAGS`] of them are
+    /// flagged, the Chess960 starts are tried ([`chess960::chess960_start_from_writing`])
+    /// and the game read from one that explains the writing far better
+    /// ([`GameRead::start_found`]).
     pub search_chess960_start: bool,
 }
 
