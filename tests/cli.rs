@@ -1001,3 +1001,53 @@ fn a_manifest_pairs_a_game_with_the_other_players_copy() {
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
     );
 }
+
+#[test]
+fn a_chess960_game_whose_opening_reads_from_the_usual_start_is_read_from_its_own() {
+    use scoresheet::games::shared_data_dir;
+
+    // The generator's sheet 3 of seed 100: a Chess960 game from start 698 (RQKNBBNR), whose
+    // first moves (b4 e5 Ne3 Nh6 b5 g6 a4 Bc5) the usual start allows nearly all of too.
+    // Read from there, one of its first 12 moves is flagged, and 10 of its 77 in all.
+    let scratch = Scratch::new("chess960-opening");
+    let masters = shared_data_dir().join("games/masters.pgn.gz");
+    let made = Command::new(env!("CARGO_BIN_EXE_scoresheet-synth"))
+        .args(["--games", masters.to_str().unwrap(), "--part", "validation"])
+        .args([
+            "--lang", "all", "--layout", "all", "--count", "4", "--seed", "100",
+        ])
+        .arg("--out")
+        .arg(scratch.dir())
+        .output()
+        .expect("the generator runs");
+    assert!(made.status.success(), "{}", stderr(&made));
+    let name = "00003-es-fide-2x30";
+    let truth: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(scratch.path(&format!("{name}.json"))).expect("the sheet's truth"),
+    )
+    .unwrap();
+    assert_eq!(truth["start_kind"], "chess960");
+    let image = scratch.path(&format!("{name}.jpg"));
+    let read = json_out(&scoresheet(&[
+        "read",
+        image.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let found = read["start_found"].as_str().expect("a start found");
+    assert!(found.contains("Chess960 start 698"), "{found}");
+    assert_eq!(read["start_fen"], truth["start_fen"]);
+    let played = truth["moves_san"].as_array().unwrap();
+    let right = read["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(played)
+        .filter(|(m, san)| m["san"] == **san)
+        .count();
+    assert!(
+        right * 100 >= played.len() * 95,
+        "{right} of {}",
+        played.len()
+    );
+}

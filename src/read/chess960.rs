@@ -2,8 +2,8 @@
 //!
 //! A folder of sheets gives no starts, and a Chess960 game read from the usual start explains
 //! its first cells by misreadings and slips. Where the usual start is doubted
-//! ([`super::doubted_start`]), or a few of its opening's moves are flagged and a cheap screen
-//! finds a likelier start, the starts are tried in three rounds, each on fewer starts and
+//! ([`super::doubted_start`]), or a few of its opening's moves or many of all its moves are
+//! flagged and a cheap screen finds a likelier start, the starts are tried in three rounds, each on fewer starts and
 //! more cells than the one before: every Chess960 start on the opening's cells, a narrow
 //! search each; the few that read the opening best on the whole game, as narrowly; the best
 //! of those decoded as the usual start's game was. Two starts that differ only in pieces that

@@ -56,6 +56,13 @@ pub const OPENING_DOUBT_FLAGS: usize = 4;
 /// games from the usual start (seeds 100, 101, 103 and 104, read as folders).
 pub const OPENING_UNEASY_FLAGS: usize = 2;
 
+/// A game read without a start with at least this share of its moves flagged is screened for
+/// a Chess960 start too, however its opening reads: a Chess960 game whose first moves are
+/// pawn moves and a knight's that the usual start allows as well reads its opening there
+/// with one flag or none, and its later moves badly (four such games of seeds 100 and 101,
+/// 10 to 22 of their 60-84 moves flagged, each found from its own start).
+pub const UNEASY_FLAGGED_SHARE: f32 = 0.125;
+
 /// The probability of a cell's best reading from which the reader read it with some
 /// confidence: a hand the reader can hardly read (a blurred photo of long algebraic in a
 /// script font, every reading under 0.07) fits no start well, and a later page's flagged
@@ -89,8 +96,9 @@ pub struct ReadOptions {
     pub notation: NotationChoice,
     /// `start` is the usual start because no start was given (a folder of sheets, `read`
     /// without `--start-fen` or `--chess960`): where the game's first moves put the usual
-    /// start in doubt ([`GameRead::start_doubt`]), or [`OPENING_UNEASY_FLAGS`] of them are
-    /// flagged, the Chess960 starts are tried ([`chess960::chess960_start_from_writing`])
+    /// start in doubt ([`GameRead::start_doubt`]), or [`OPENING_UNEASY_FLAGS`] of them or
+    /// [`UNEASY_FLAGGED_SHARE`] of all its moves are flagged (a cheap screen first), the
+    /// Chess960 starts are tried ([`chess960::chess960_start_from_writing`])
     /// and the game read from one that explains the writing far better
     /// ([`GameRead::start_found`]).
     pub search_chess960_start: bool,
@@ -423,7 +431,8 @@ pub fn read_game(
     };
     let mut finished = finishing.finish(game, evidence, options);
     let mut start_found = None;
-    let uneasy = opening_flags(&finished.game, &cells).is_some_and(|f| f >= OPENING_UNEASY_FLAGS);
+    let uneasy = opening_flags(&finished.game, &cells).is_some_and(|f| f >= OPENING_UNEASY_FLAGS)
+        || flagged_share(&finished.game) >= UNEASY_FLAGGED_SHARE;
     if options.search_chess960_start && options.start.is_standard() && uneasy {
         let as_read = finished.as_read.as_ref().unwrap_or(&finished.evidence);
         let found = chess960::chess960_start_from_writing(
@@ -808,6 +817,11 @@ fn doubted_start(game: &Game, cells: &[GameCell], start: &StartPosition) -> Opti
         return None;
     }
     opening_flags(game, cells).filter(|&flagged| flagged >= OPENING_DOUBT_FLAGS)
+}
+
+/// The share of `game`'s moves flagged for review (0 for a game of no moves).
+fn flagged_share(game: &Game) -> f32 {
+    game.flagged().count() as f32 / game.moves.len().max(1) as f32
 }
 
 /// How many of `game`'s first [`OPENING_PLIES`] moves are flagged, where the reader read at
