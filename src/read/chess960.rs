@@ -3,12 +3,13 @@
 //! A folder of sheets gives no starts, and a Chess960 game read from the usual start explains
 //! its first cells by misreadings and slips. Where the usual start is doubted
 //! ([`super::doubted_start`]), or a few of its opening's moves or many of all its moves are
-//! flagged and a cheap screen finds a likelier start, the starts are tried in three rounds, each on fewer starts and
-//! more cells than the one before: every Chess960 start on the opening's cells, a narrow
-//! search each; the few that read the opening best on the whole game, as narrowly; the best
-//! three of those decoded as the usual start's game was, the likeliest kept. Two starts that differ only in pieces that
-//! have not moved yet read an opening alike, so the opening alone cannot pick the start; a
-//! piece's first move, later in the game, tells them apart.
+//! flagged and a cheap screen finds a likelier start, the starts are tried in three rounds,
+//! each on fewer starts and more cells than the one before: every Chess960 start on the
+//! opening's cells, a narrow search each; the few that read the opening best on the whole
+//! game, as narrowly; the best three of those decoded as the usual start's game was, the
+//! likeliest kept. Two starts that differ only in pieces that have not moved yet read an
+//! opening alike, so the opening alone cannot pick the start; a piece's first move, later in
+//! the game, tells them apart.
 
 use shakmaty::Chess;
 
@@ -51,7 +52,7 @@ const SHORTLIST_MAX: usize = 48;
 
 /// The starts the whole game's narrow search ranks first that are decoded in full, the
 /// likeliest game kept: the narrow search can misrank starts whose unmoved pieces differ
-/// (seed 100's Croatian sheet 00060: its own start third, 22 nats behind the first, and 29
+/// (seed 100's Croatian sheet 00060: its own start third, 22 nats behind the first, and 28
 /// nats ahead of it decoded in full).
 const FULL_DECODES: usize = 3;
 
