@@ -98,9 +98,8 @@ pub struct ReadOptions {
     /// without `--start-fen` or `--chess960`): where the game's first moves put the usual
     /// start in doubt ([`GameRead::start_doubt`]), or [`OPENING_UNEASY_FLAGS`] of them or
     /// [`UNEASY_FLAGGED_SHARE`] of all its moves are flagged (a cheap screen first), the
-    /// Chess960 starts are tried ([`chess960::chess960_start_from_writing`])
-    /// and the game read from one that explains the writing far better
-    /// ([`GameRead::start_found`]).
+    /// Chess960 starts are tried ([`chess960::chess960_start_from_writing`]) and the game read
+    /// from one that explains the writing far better ([`GameRead::start_found`]).
     pub search_chess960_start: bool,
 }
 
@@ -431,9 +430,11 @@ pub fn read_game(
     };
     let mut finished = finishing.finish(game, evidence, options);
     let mut start_found = None;
-    let uneasy = opening_flags(&finished.game, &cells).is_some_and(|f| f >= OPENING_UNEASY_FLAGS)
-        || flagged_share(&finished.game) >= UNEASY_FLAGGED_SHARE;
-    if options.search_chess960_start && options.start.is_standard() && uneasy {
+    let uneasy = |game: &Game| {
+        opening_flags(game, &cells).is_some_and(|f| f >= OPENING_UNEASY_FLAGS)
+            || flagged_share(game) >= UNEASY_FLAGGED_SHARE
+    };
+    if options.search_chess960_start && options.start.is_standard() && uneasy(&finished.game) {
         let as_read = finished.as_read.as_ref().unwrap_or(&finished.evidence);
         let found = chess960::chess960_start_from_writing(
             as_read,
