@@ -538,16 +538,20 @@ fn make_tree(out: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Fits the move prior on the first `games` games of a PGN file and prints the weights.
-fn fit_prior_on(path: &std::path::Path, games: usize) {
-    let games = match read_pgn_file(path, games) {
-        Ok(g) => g,
+/// Fits the move prior on the first `games` games of a PGN file and prints the weights, and
+/// how well the fitted and the shipped prior predict games neither was fitted on: the 2,000
+/// after them in the file and the first 400 of `masters` (the games the benchmarks decode).
+fn fit_prior_on(path: &std::path::Path, games: usize, masters: &std::path::Path) {
+    let read = |path: &std::path::Path, count: usize| match read_pgn_file(path, count) {
+        Ok(g) => g.into_iter().map(|g| g.moves).collect::<Vec<Vec<Move>>>(),
         Err(e) => {
             eprintln!("error: {}: {e}", path.display());
             std::process::exit(1);
         }
     };
-    let moves: Vec<Vec<Move>> = games.into_iter().map(|g| g.moves).collect();
+    let mut moves = read(path, games + HELD_OUT_GAMES);
+    let later = moves.split_off(games.min(moves.len()));
+    let master_games = read(masters, HELD_OUT_MASTERS);
     let positions: usize = moves.iter().map(Vec::len).sum();
     let (weights, ll) = scoresheet::decode::fit_prior(&moves, 300);
     let mut uniform = 0.0;
@@ -563,11 +567,31 @@ fn fit_prior_on(path: &std::path::Path, games: usize) {
         moves.len(),
         uniform / positions.max(1) as f64
     );
+    let fitted = MovePrior { weights };
+    let shipped = MovePrior::default();
+    for (name, held_out) in [
+        (format!("the {} games after them", later.len()), &later),
+        (
+            format!("the first {} of {}", master_games.len(), masters.display()),
+            &master_games,
+        ),
+    ] {
+        println!(
+            "  on {name}: fitted {:.3}, shipped {:.3}",
+            scoresheet::decode::mean_log_likelihood(&fitted, held_out),
+            scoresheet::decode::mean_log_likelihood(&shipped, held_out),
+        );
+    }
     for (name, w) in scoresheet::decode::PRIOR_FEATURE_NAMES.iter().zip(weights) {
         println!("  {name:<40} {w:>7.3}");
     }
     println!("weights: {weights:?}");
 }
+
+/// Games after the fitted ones that `--fit-prior` judges the prior on.
+const HELD_OUT_GAMES: usize = 2000;
+/// Master games `--fit-prior` judges the prior on: the first, which the benchmarks decode.
+const HELD_OUT_MASTERS: usize = 400;
 
 /// Greedy nearest legal move by edit distance, told the language: the baseline.
 fn naive_decode(cells: &[TypedCell], lang: &Language, descriptive: bool) -> Vec<Move> {
@@ -770,7 +794,7 @@ fn main() {
         return;
     }
     if let Some(path) = &args.fit_prior {
-        fit_prior_on(path, args.games);
+        fit_prior_on(path, args.games, &args.pgn);
         return;
     }
     let wanted = args.skip_games + args.games * args.langs.len().max(1);

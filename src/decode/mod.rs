@@ -33,7 +33,10 @@ pub use copies::{
 pub(crate) use copies::{fused_in_order, left_out_handicap, likelier_again};
 pub use evidence::{CellEvidence, TypedCell, MISWRITTEN_CELL_LOG_PROB, RANDOM_CHAR_LOG_LIKELIHOOD};
 pub use lattice::{PriorMemo, SearchLoss, StepKind};
-pub use prior::{fit_prior, MovePrior, ATTACK_FEATURES, FEATURE_NAMES as PRIOR_FEATURE_NAMES};
+pub use prior::{
+    fit_prior, mean_log_likelihood, MovePrior, ATTACK_FEATURES,
+    FEATURE_NAMES as PRIOR_FEATURE_NAMES,
+};
 pub use transcript::{Transcript, TranscriptError};
 pub use tree::{OpeningTree, TREE_MIN_GAMES, TREE_MIN_MOVE, TREE_PLIES};
 

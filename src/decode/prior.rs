@@ -363,6 +363,30 @@ impl MovePrior {
     }
 }
 
+/// Mean log-probability per move that `prior` gives the moves played in `games` (each a list
+/// of legal moves from the standard start); a uniform choice among the legal moves would be
+/// about −3.2.
+pub fn mean_log_likelihood(prior: &MovePrior, games: &[Vec<Move>]) -> f64 {
+    let mut sum = 0.0f64;
+    let mut count = 0usize;
+    let mut log_probs = Vec::new();
+    for moves in games {
+        let mut pos = Chess::default();
+        let mut last_to = None;
+        for &played in moves {
+            let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+            prior.log_probs(&pos, &legal, last_to, &mut log_probs);
+            if let Some(index) = legal.iter().position(|&m| m == played) {
+                sum += f64::from(log_probs[index]);
+                count += 1;
+            }
+            pos.play_unchecked(played);
+            last_to = Some(played.to());
+        }
+    }
+    sum / count.max(1) as f64
+}
+
 /// Fits prior weights to the moves played in `games` (each a list of legal moves from the
 /// standard start) by gradient ascent on the log-likelihood; returns the weights and the mean
 /// log-likelihood per move.
@@ -434,6 +458,40 @@ mod tests {
             .unwrap()
             .into_position(shakmaty::CastlingMode::Standard)
             .unwrap()
+    }
+
+    #[test]
+    fn a_game_of_recaptures_is_likelier_than_a_uniform_choice() {
+        let mut pos = Chess::default();
+        let mut moves = Vec::new();
+        for uci in ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5"] {
+            let m = uci
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        let prior = mean_log_likelihood(&MovePrior::default(), std::slice::from_ref(&moves));
+        let uniform = mean_log_likelihood(
+            &MovePrior {
+                weights: [0.0; FEATURES],
+            },
+            &[moves],
+        );
+        // The six positions' legal moves number 20, 20, 31, 28, 29 and 47 (counted with
+        // python-chess, not with shakmaty).
+        let expected_uniform = -([20.0f64, 20.0, 31.0, 28.0, 29.0, 47.0]
+            .iter()
+            .map(|n| n.ln())
+            .sum::<f64>()
+            / 6.0);
+        assert!(
+            (uniform - expected_uniform).abs() < 1e-4,
+            "{uniform} {expected_uniform}"
+        );
+        assert!(prior > uniform + 0.5, "{prior} against {uniform}");
     }
 
     #[test]
