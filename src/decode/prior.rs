@@ -460,11 +460,11 @@ mod tests {
             .unwrap()
     }
 
-    #[test]
-    fn a_game_of_recaptures_is_likelier_than_a_uniform_choice() {
+    /// The moves of a game from the standard start, given in UCI.
+    fn game(ucis: &[&str]) -> Vec<Move> {
         let mut pos = Chess::default();
         let mut moves = Vec::new();
-        for uci in ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5"] {
+        for uci in ucis {
             let m = uci
                 .parse::<shakmaty::uci::UciMove>()
                 .unwrap()
@@ -473,6 +473,12 @@ mod tests {
             pos.play_unchecked(m);
             moves.push(m);
         }
+        moves
+    }
+
+    #[test]
+    fn a_game_of_recaptures_is_likelier_than_a_uniform_choice() {
+        let moves = game(&["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5"]);
         let prior = mean_log_likelihood(&MovePrior::default(), std::slice::from_ref(&moves));
         let uniform = mean_log_likelihood(
             &MovePrior {
@@ -620,22 +626,9 @@ mod tests {
     #[test]
     fn fitting_learns_what_games_do() {
         // Games in which White always castles as soon as it can: the castle weight must grow.
-        let game: Vec<Move> = {
-            let mut pos = Chess::default();
-            let mut moves = Vec::new();
-            for uci in [
-                "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "e1g1", "f8c5",
-            ] {
-                let m = uci
-                    .parse::<shakmaty::uci::UciMove>()
-                    .unwrap()
-                    .to_move(&pos)
-                    .unwrap();
-                pos.play_unchecked(m);
-                moves.push(m);
-            }
-            moves
-        };
+        let game = game(&[
+            "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "e1g1", "f8c5",
+        ]);
         let (w, ll) = fit_prior(&vec![game; 4], 200);
         assert!(w[5] > 1.0, "castle weight {}", w[5]);
         assert!(ll > -3.3, "fitted log-likelihood {ll}");
