@@ -951,6 +951,20 @@ fn adapted_to<'c, E: CellEvidence>(
     (cells, adapted)
 }
 
+/// The moves of a line from the standard start, given in UCI (for the stages' tests).
+#[cfg(test)]
+fn uci_line(ucis: &[&str]) -> Vec<shakmaty::Move> {
+    use shakmaty::{uci::UciMove, Chess, Position};
+    let mut pos = Chess::default();
+    ucis.iter()
+        .map(|u| {
+            let m = u.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            m
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -460,21 +460,7 @@ mod tests {
             .unwrap()
     }
 
-    /// The moves of a game from the standard start, given in UCI.
-    fn game(ucis: &[&str]) -> Vec<Move> {
-        let mut pos = Chess::default();
-        let mut moves = Vec::new();
-        for uci in ucis {
-            let m = uci
-                .parse::<shakmaty::uci::UciMove>()
-                .unwrap()
-                .to_move(&pos)
-                .unwrap();
-            pos.play_unchecked(m);
-            moves.push(m);
-        }
-        moves
-    }
+    use crate::decode::uci_line as game;
 
     #[test]
     fn a_game_of_recaptures_is_likelier_than_a_uniform_choice() {

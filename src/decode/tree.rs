@@ -190,16 +190,7 @@ impl OpeningTree {
 mod tests {
     use super::*;
 
-    fn line(ucis: &[&str]) -> Vec<Move> {
-        let mut pos = Chess::default();
-        ucis.iter()
-            .map(|u| {
-                let m = u.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
-                pos.play_unchecked(m);
-                m
-            })
-            .collect()
-    }
+    use crate::decode::uci_line as line;
 
     #[test]
     fn counts_round_trip_and_sharpen_the_prior_where_many_games_agree() {
